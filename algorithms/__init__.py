@@ -1,0 +1,1 @@
+"""Non-learned algorithms of the seed papers."""

@@ -1,0 +1,7 @@
+"""Lightning callbacks (and the W&B logger default) that any Lightning project can import."""
+
+from callbacks.fit_summary import FitSummary
+from callbacks.save_config import LoggerSaveConfigCallback
+from callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
+
+__all__ = ["FitSummary", "LoggerSaveConfigCallback", "OptiforgeWandbLogger", "resolve_wandb_mode"]

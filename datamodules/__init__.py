@@ -1,0 +1,7 @@
+"""LightningDataModules: data generation, loading, splits and collation."""
+
+from datamodules.compas import CompasDataModule
+from datamodules.digits import DigitsDataModule
+from datamodules.tensor_classification import TensorClassificationDataModule
+
+__all__ = ["CompasDataModule", "DigitsDataModule", "TensorClassificationDataModule"]

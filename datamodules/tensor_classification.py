@@ -1,0 +1,139 @@
+"""In-memory classification data: seeded splits, optional label noise, rank-aware shuffling.
+
+Subclasses only say how to load the arrays (`load_arrays`); everything that decides which sample
+lands in which batch lives here, so that resuming and DDP reproduce the same batches.
+"""
+
+from __future__ import annotations
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+class TensorClassificationDataModule(L.LightningDataModule):
+    """Splits features `x` and integer labels `y` into train/val/test and serves them in batches.
+
+    Shuffling uses a `DistributedSampler` seeded with `seed` (epoch-dependent through Lightning's
+    `set_epoch`), also on one process. Its order does not depend on the RNG state at resume time,
+    and rank r of k processes with batch b sees exactly the samples that one process with batch
+    k*b sees, so 1-process and k-process runs follow the same trajectory.
+
+    Args:
+        batch_size: training batch size per process.
+        eval_batch_size: batch size for validation, test and predict.
+        val_fraction: share of all samples held out for validation, in (0, 1).
+        test_fraction: share of all samples held out for testing, in (0, 1).
+        label_noise: share of training labels replaced by a uniformly drawn *different* class,
+            in [0, 1) (symmetric label noise, used by the SAM experiments).
+        seed: seed of the split, the noise and the shuffling order.
+        num_workers: DataLoader worker processes.
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 64,
+        eval_batch_size: int = 512,
+        val_fraction: float = 0.15,
+        test_fraction: float = 0.15,
+        label_noise: float = 0.0,
+        seed: int = 0,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__()
+        for name, value in (("batch_size", batch_size), ("eval_batch_size", eval_batch_size)):
+            if value < 1:
+                raise ValueError(f"data.{name} must be >= 1, got {value}")
+        for name, value in (("val_fraction", val_fraction), ("test_fraction", test_fraction)):
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"data.{name} must be in (0, 1), got {value}")
+        if val_fraction + test_fraction >= 1.0:
+            raise ValueError(
+                f"data.val_fraction + data.test_fraction must be < 1, got {val_fraction + test_fraction}"
+            )
+        if not 0.0 <= label_noise < 1.0:
+            raise ValueError(f"data.label_noise must be in [0, 1), got {label_noise}")
+        if num_workers < 0:
+            raise ValueError(f"data.num_workers must be >= 0, got {num_workers}")
+        self.save_hyperparameters()
+        self.batch_size = batch_size
+        self.eval_batch_size = eval_batch_size
+        self.val_fraction = val_fraction
+        self.test_fraction = test_fraction
+        self.label_noise = label_noise
+        self.seed = seed
+        self.num_workers = num_workers
+        self.splits: dict[str, TensorDataset] = {}
+
+    def load_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return features [n, ...] (float) and labels [n] (int in 0..num_classes-1)."""
+        raise NotImplementedError
+
+    @property
+    def num_classes(self) -> int:
+        """Number of classes; subclasses know it without loading the data."""
+        raise NotImplementedError
+
+    def setup(self, stage: str | None = None) -> None:
+        """Load once, then split with a seeded permutation and corrupt training labels if asked."""
+        if self.splits:
+            return
+        x, y = self.load_arrays()
+        rng = np.random.default_rng(self.seed)
+        order = rng.permutation(len(y))
+        n_val = round(self.val_fraction * len(y))
+        n_test = round(self.test_fraction * len(y))
+        parts = {
+            "val": order[:n_val],
+            "test": order[n_val : n_val + n_test],
+            "train": order[n_val + n_test :],
+        }
+        features = torch.as_tensor(x, dtype=torch.float32)
+        labels = torch.as_tensor(y, dtype=torch.long)
+        for split, index in parts.items():
+            split_labels = labels[index].clone()
+            if split == "train" and self.label_noise > 0:
+                split_labels = self._corrupt(split_labels, rng)
+            self.splits[split] = TensorDataset(features[index], split_labels)
+
+    def _corrupt(self, labels: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
+        """Replace a `label_noise` share of labels by a different class, chosen uniformly."""
+        n_noisy = round(self.label_noise * len(labels))
+        noisy = torch.as_tensor(rng.choice(len(labels), size=n_noisy, replace=False))
+        shift = torch.as_tensor(rng.integers(1, self.num_classes, size=n_noisy))
+        labels[noisy] = (labels[noisy] + shift) % self.num_classes
+        return labels
+
+    def _world(self) -> tuple[int, int]:
+        """(world size, global rank) of the attached trainer, (1, 0) without one."""
+        trainer = self.trainer
+        if trainer is None:
+            return 1, 0
+        return trainer.world_size, trainer.global_rank
+
+    def train_dataloader(self) -> DataLoader:
+        world_size, rank = self._world()
+        sampler = DistributedSampler(
+            self.splits["train"], num_replicas=world_size, rank=rank, shuffle=True, seed=self.seed
+        )
+        return DataLoader(
+            self.splits["train"],
+            batch_size=self.batch_size,
+            sampler=sampler,
+            num_workers=self.num_workers,
+        )
+
+    def _eval_loader(self, split: str) -> DataLoader:
+        return DataLoader(
+            self.splits[split], batch_size=self.eval_batch_size, num_workers=self.num_workers
+        )
+
+    def val_dataloader(self) -> DataLoader:
+        return self._eval_loader("val")
+
+    def test_dataloader(self) -> DataLoader:
+        return self._eval_loader("test")
+
+    def predict_dataloader(self) -> DataLoader:
+        return self._eval_loader("test")

@@ -1,0 +1,5 @@
+"""LightningModules: one subpackage per learned system, plus small generic modules."""
+
+from lightning_modules.classifier import Classifier
+
+__all__ = ["Classifier"]

@@ -1,0 +1,92 @@
+"""Reference supervised classifier: the quick default experiment and the optimizer testbed."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import lightning as L
+import torch
+from torch import nn
+from torchmetrics.classification import MulticlassAccuracy
+
+from lightning_modules.classifier_nets import mlp, small_cnn
+
+
+class Classifier(L.LightningModule):
+    """Cross-entropy classifier over a small CNN or an MLP.
+
+    It defines no `configure_optimizers`: the optimizer and LR scheduler come from the config
+    (`optimizer:` / `lr_scheduler:` in YAML, `--optimizer` on the command line).
+
+    Args:
+        input_shape: shape of one input, e.g. (1, 8, 8) for digits or (18,) for COMPAS.
+        num_classes: number of classes (>= 2).
+        architecture: "cnn" (needs a (C, H, W) input) or "mlp".
+        widths: conv channels (cnn) or hidden sizes (mlp), one entry per layer.
+        dropout: dropout probability before the head, in [0, 1).
+    """
+
+    def __init__(
+        self,
+        input_shape: tuple[int, ...] = (1, 8, 8),
+        num_classes: int = 10,
+        architecture: Literal["cnn", "mlp"] = "cnn",
+        widths: tuple[int, ...] = (32, 64),
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        if num_classes < 2:
+            raise ValueError(f"model.num_classes must be >= 2, got {num_classes}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"model.dropout must be in [0, 1), got {dropout}")
+        if any(width < 1 for width in widths):
+            raise ValueError(f"model.widths must all be >= 1, got {widths}")
+        self.save_hyperparameters()
+        builders = {"cnn": small_cnn, "mlp": mlp}
+        if architecture not in builders:
+            raise ValueError(
+                f"model.architecture must be one of {sorted(builders)}, got {architecture!r}"
+            )
+        self.net: nn.Module = builders[architecture](input_shape, num_classes, widths, dropout)
+        self.metrics = nn.ModuleDict(
+            {
+                f"{split}_acc": MulticlassAccuracy(num_classes, average="micro")
+                for split in ("train", "val", "test")
+            }
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits [batch, num_classes] for inputs [batch, *input_shape]."""
+        return self.net(x)
+
+    def _shared_step(self, batch: tuple[torch.Tensor, torch.Tensor], split: str) -> torch.Tensor:
+        x, y = batch
+        logits = self(x)
+        loss = nn.functional.cross_entropy(logits, y)
+        accuracy = self.metrics[f"{split}_acc"]
+        accuracy(logits, y)
+        on_step = split == "train"
+        self.log(
+            f"{split}/loss", loss, on_step=on_step, on_epoch=True, sync_dist=True, prog_bar=True
+        )
+        self.log(f"{split}/acc", accuracy, on_step=False, on_epoch=True, prog_bar=True)
+        return loss
+
+    def training_step(
+        self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
+    ) -> torch.Tensor:
+        return self._shared_step(batch, "train")
+
+    def validation_step(
+        self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
+    ) -> torch.Tensor:
+        return self._shared_step(batch, "val")
+
+    def test_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        return self._shared_step(batch, "test")
+
+    def predict_step(
+        self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
+    ) -> torch.Tensor:
+        """Predicted class per input."""
+        return self(batch[0]).argmax(dim=-1)

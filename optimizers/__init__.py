@@ -1,0 +1,1 @@
+"""Plain torch optimizers (never import lightning here)."""

@@ -1,0 +1,1 @@
+"""Problem definitions with no learning in them: instances, validators, reference solvers."""

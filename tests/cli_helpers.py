@@ -1,0 +1,39 @@
+"""Helpers to run `train.py` in-process or as a subprocess from tests."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from train import OptiforgeCLI, main
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+TRAIN_PY = PROJECT_ROOT / "train.py"
+DEFAULT_CONFIG = PROJECT_ROOT / "configs" / "default.yaml"
+
+
+def run_cli(*args: str) -> OptiforgeCLI:
+    """Run the CLI in this process (faster than a subprocess; W&B stays disabled)."""
+    return main(list(args))
+
+
+def run_train_py(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600):
+    """Run `python train.py ...` as a subprocess in `cwd`; returns the CompletedProcess."""
+    full_env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0", **(env or {})}
+    return subprocess.run(
+        [sys.executable, str(TRAIN_PY), *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def metric_column(metrics_csv: Path, name: str) -> list[float]:
+    """All non-empty values of column `name` in a CSVLogger metrics.csv, in row order."""
+    with open(metrics_csv, newline="") as handle:
+        return [float(row[name]) for row in csv.DictReader(handle) if row.get(name)]

@@ -1,0 +1,21 @@
+"""Test-wide settings: W&B never goes online, and runs write into a temporary directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("WANDB_MODE", "disabled")
+os.environ["WANDB_SILENT"] = "true"
+os.environ.pop("WANDB_API_KEY", None)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run the test with a fresh temporary directory as the working directory."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
