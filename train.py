@@ -49,11 +49,11 @@ class OptiforgeCLI(LightningCLI):
             "--test_after_fit",
             type=bool,
             default=True,
-            help="fit only: run `test` on the best checkpoint when fit ends (if the data has a test split)",
+            help="fit only: test the best checkpoint when fit ends (if the data has a test split)",
         )
 
     def instantiate_classes(self) -> None:
-        """Instantiate, turning a bad value into a one-line parser error before anything is written."""
+        """Instantiate; a bad value becomes a one-line parser error before anything is written."""
         parser = self._parser(self.subcommand)
         self._check_optimizer_args(parser)
         try:

@@ -75,8 +75,9 @@ class OptiforgeWandbLogger(WandbLogger):
                 else "no credentials"
             )
             rank_zero_info(
-                f"W&B: {reason}, logging offline to {os.path.join(save_dir, 'wandb')}; upload later "
-                "with `wandb sync wandb/offline-run-*` (set WANDB_API_KEY to log online)."
+                f"W&B: {reason}, logging offline to {os.path.join(save_dir, 'wandb')}; "
+                "upload later with `wandb sync wandb/offline-run-*` "
+                "(set WANDB_API_KEY to log online)."
             )
         super().__init__(
             project=project,

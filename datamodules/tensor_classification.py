@@ -50,7 +50,8 @@ class TensorClassificationDataModule(L.LightningDataModule):
                 raise ValueError(f"data.{name} must be in (0, 1), got {value}")
         if val_fraction + test_fraction >= 1.0:
             raise ValueError(
-                f"data.val_fraction + data.test_fraction must be < 1, got {val_fraction + test_fraction}"
+                "data.val_fraction + data.test_fraction must be < 1, "
+                f"got {val_fraction + test_fraction}"
             )
         if not 0.0 <= label_noise < 1.0:
             raise ValueError(f"data.label_noise must be in [0, 1), got {label_noise}")
