@@ -72,6 +72,17 @@ class Classifier(L.LightningModule):
         self.log(f"{split}/acc", accuracy, on_step=False, on_epoch=True, prog_bar=True)
         return loss
 
+    def backward(self, loss: torch.Tensor, *args: object, **kwargs: object) -> None:
+        """Keep the graph of the gradients when an optimizer needs Hessian-vector products.
+
+        Optimizers that set `is_second_order = True` (the timm convention, e.g. NSGDHess with
+        exact HVPs) differentiate the gradients once more inside their `step`.
+        """
+        optimizers = self.trainer.optimizers if self._trainer is not None else []
+        if any(getattr(optimizer, "is_second_order", False) for optimizer in optimizers):
+            kwargs["create_graph"] = True
+        loss.backward(*args, **kwargs)
+
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor:
