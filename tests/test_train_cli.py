@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli, run_train_py
 from tests.wandb_offline_reader import artifact_names, config_keys, history_values, read_records
@@ -46,6 +47,32 @@ def test_wandb_offline_run_records_config_metrics_and_checkpoint(tmp_path: Path)
     assert len(history_values(records, "test/acc")) == 1
     assert any(name.startswith("model-") for name in artifact_names(records))
     assert (runs[0] / "files" / "lightning_config.yaml").is_file()
+
+
+def test_validate_test_predict_from_checkpoint(in_tmp_dir: Path) -> None:
+    """After a short fit, `validate`, `test` and `predict` load last.ckpt and agree on accuracy."""
+    common = ["--config", str(DEFAULT_CONFIG), "--trainer.logger", "false"]
+    checkpoints = in_tmp_dir / "ckpt"
+    run_cli(
+        "fit",
+        *common,
+        "--trainer.max_epochs",
+        "6",
+        "--test_after_fit",
+        "false",
+        "--checkpoint.dirpath",
+        str(checkpoints),
+    )
+    last = ["--ckpt_path", str(checkpoints / "last.ckpt")]
+    validated = run_cli("validate", *common, *last).trainer.callback_metrics
+    tested = run_cli("test", *common, *last).trainer.callback_metrics
+    assert float(validated["val/acc"]) > 0.8
+    assert float(tested["test/acc"]) > 0.8
+    predictor = run_cli("predict", *common, *last)
+    predictions = torch.cat(predictor.trainer.predict_loop.predictions)
+    labels = predictor.datamodule.splits["test"].tensors[1]
+    accuracy = (predictions == labels).float().mean().item()
+    assert accuracy == pytest.approx(float(tested["test/acc"]), abs=1e-6)
 
 
 BAD_INPUTS = {
