@@ -1,0 +1,84 @@
+"""Splits, label noise and rank-strided shuffling of the in-memory classification data."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.utils.data import DistributedSampler
+
+from datamodules import DigitsDataModule
+
+
+def prepared(**kwargs: float) -> DigitsDataModule:
+    data = DigitsDataModule(**kwargs)
+    data.setup("fit")
+    return data
+
+
+def test_splits_are_disjoint_and_cover_the_data() -> None:
+    """70/15/15 of 1797 digits: sizes as rounded, and no image appears in two splits."""
+    data = prepared()
+    sizes = {name: len(split) for name, split in data.splits.items()}
+    assert sizes == {"val": 270, "test": 270, "train": 1257}
+    images, labels = data.load_arrays()
+    rows = map(tuple, images.reshape(1797, -1).tolist())
+    original = sorted(zip(rows, labels.tolist(), strict=True))
+    together = sorted(
+        (tuple(x.flatten().tolist()), int(y)) for split in data.splits.values() for x, y in split
+    )
+    assert together == original
+
+
+def test_label_noise_changes_exactly_the_requested_share() -> None:
+    """30 % noise flips round(0.3 * 1257) training labels, each to a different class."""
+    clean, noisy = prepared(), prepared(label_noise=0.3)
+    x_clean, y_clean = clean.splits["train"].tensors
+    x_noisy, y_noisy = noisy.splits["train"].tensors
+    assert torch.equal(x_clean, x_noisy)
+    assert int((y_clean != y_noisy).sum()) == round(0.3 * 1257)
+    assert torch.equal(clean.splits["test"].tensors[1], noisy.splits["test"].tensors[1])
+
+
+def test_same_seed_same_split_other_seed_other_split() -> None:
+    """The split is a function of the seed only."""
+    a, b, c = prepared(seed=3), prepared(seed=3), prepared(seed=4)
+    assert torch.equal(a.splits["test"].tensors[0], b.splits["test"].tensors[0])
+    assert not torch.equal(a.splits["test"].tensors[0], c.splits["test"].tensors[0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(16, 300),
+    world=st.integers(2, 4),
+    batch=st.integers(1, 8),
+    epoch=st.integers(0, 5),
+)
+def test_rank_batches_union_is_the_single_process_batch(
+    n: int, world: int, batch: int, epoch: int
+) -> None:
+    """Batch k of every rank (size b) together is batch k of one process (size world * b)."""
+    dataset = list(range(n))
+    single = DistributedSampler(dataset, num_replicas=1, rank=0, shuffle=True, seed=7)
+    single.set_epoch(epoch)
+    order = list(single)
+    ranks = []
+    for rank in range(world):
+        sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=7)
+        sampler.set_epoch(epoch)
+        ranks.append(list(sampler))
+    full_batches = (n // world) // batch
+    for k in range(full_batches):
+        union = sorted(i for r in ranks for i in r[k * batch : (k + 1) * batch])
+        assert union == sorted(order[k * world * batch : (k + 1) * world * batch])
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("batch_size", 0), ("val_fraction", 0.0), ("test_fraction", 1.0), ("label_noise", -0.1)],
+)
+def test_bad_arguments_name_the_field(field: str, value: float) -> None:
+    """Out-of-range arguments raise with the field name."""
+    with pytest.raises(ValueError, match=f"data.{field}"):
+        DigitsDataModule(**{field: value})
