@@ -11,8 +11,8 @@ NSGDHess). Iteration t >= 1, with the iterate x being all parameters of all grou
 
 At t = 0 there is no x_{-1}: g_0 = ∇f(x_0) (Alg. 2: clip(∇f(x_0), λ)). All norms are global
 Euclidean norms over every parameter of every group, as in the paper. Under DDP the gradients are
-all-reduced before the step, so the norms need no extra communication; use
-hvp="finite_difference" there (DDP does not support the double backward of "autograd").
+all-reduced before the step, so the norms need no extra communication; use hvp="finite_difference"
+there: DDP does not synchronize higher-order gradients, so "autograd" HVPs would differ by rank.
 """
 
 from __future__ import annotations
@@ -155,11 +155,13 @@ class NSGDHess(Optimizer):
         if v_norm == 0:
             return {}
         torch._foreach_add_(tracked, v, alpha=q - 1.0)  # x̂_t = x_t - (1 - q_t) v_t
-        if self.hvp == "autograd":
-            hv = self._autograd_hvp(closure, tracked, v)
-        else:
-            hv = self._finite_difference_hvp(closure, tracked, v, v_norm)
-        torch._foreach_copy_(tracked, x_t)
+        try:
+            if self.hvp == "autograd":
+                hv = self._autograd_hvp(closure, tracked, v)
+            else:
+                hv = self._finite_difference_hvp(closure, tracked, v, v_norm)
+        finally:
+            torch._foreach_copy_(tracked, x_t)  # back to x_t, also when the closure raises
         return dict(zip(tracked, self._hessian_term(hv, v_norm), strict=True))
 
     def _update(self, hessian_terms: dict[Tensor, Tensor]) -> None:

@@ -291,6 +291,21 @@ def test_missing_graph_raises_with_fix() -> None:
         optimizer.step(closure)
 
 
+def test_closure_error_at_the_hessian_point_restores_x_t() -> None:
+    """If the closure raises while the parameters sit at x̂_t, they are put back to x_t."""
+    x = parameter(1.0, 2.0)
+    optimizer = NSGDHess([x], lr=0.1, seed=0)
+    optimizer.step(Closure(optimizer, x, cubic))
+    x_t = x.detach().clone()
+
+    def failing() -> Tensor:
+        raise FloatingPointError("loss is not finite")
+
+    with pytest.raises(FloatingPointError):
+        optimizer.step(failing)
+    assert torch.equal(x.detach(), x_t)
+
+
 def test_step_without_closure_raises() -> None:
     """step() needs the closure (LBFGS contract)."""
     optimizer = NSGDHess([parameter(1.0)], lr=0.1)
