@@ -16,7 +16,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
-from callbacks import FitSummary, LoggerSaveConfigCallback
+from callbacks import FitSummary, LoggerSaveConfigCallback, SharpnessGuard
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
 NON_NEGATIVE_OPTIMIZER_ARGS = ("lr", "weight_decay", "momentum", "eps", "rho")
@@ -35,7 +35,7 @@ class OptiforgeCLI(LightningCLI):
             save_config_callback=LoggerSaveConfigCallback,
             trainer_defaults={
                 "logger": {"class_path": "callbacks.OptiforgeWandbLogger"},
-                "callbacks": [FitSummary()],
+                "callbacks": [FitSummary(), SharpnessGuard()],
             },
             seed_everything_default=0,
             args=args,

@@ -2,6 +2,13 @@
 
 from callbacks.fit_summary import FitSummary
 from callbacks.save_config import LoggerSaveConfigCallback
+from callbacks.sharpness_guard import SharpnessGuard
 from callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
-__all__ = ["FitSummary", "LoggerSaveConfigCallback", "OptiforgeWandbLogger", "resolve_wandb_mode"]
+__all__ = [
+    "FitSummary",
+    "LoggerSaveConfigCallback",
+    "OptiforgeWandbLogger",
+    "SharpnessGuard",
+    "resolve_wandb_mode",
+]

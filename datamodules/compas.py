@@ -54,12 +54,20 @@ class CompasDataModule(TensorClassificationDataModule):
         label_noise: float = 0.0,
         seed: int = 0,
         num_workers: int = 0,
+        drop_last: bool = False,
     ) -> None:
         path = str(shared_data_path("compas/compas.csv")) if path is None else path
         if not Path(path).is_file():
             raise ValueError(f"data.path: no file at {path!r} (expected the COMPAS compas.csv)")
         super().__init__(
-            batch_size, eval_batch_size, val_fraction, test_fraction, label_noise, seed, num_workers
+            batch_size,
+            eval_batch_size,
+            val_fraction,
+            test_fraction,
+            label_noise,
+            seed,
+            num_workers,
+            drop_last,
         )
         self.path = path
 

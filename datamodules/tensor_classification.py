@@ -29,6 +29,8 @@ class TensorClassificationDataModule(L.LightningDataModule):
             in [0, 1) (symmetric label noise, used by the SAM experiments).
         seed: seed of the split, the noise and the shuffling order.
         num_workers: DataLoader worker processes.
+        drop_last: drop the last, incomplete training batch of each epoch (m-SAM needs every
+            batch to split into whole micro-batches).
     """
 
     def __init__(
@@ -40,6 +42,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         label_noise: float = 0.0,
         seed: int = 0,
         num_workers: int = 0,
+        drop_last: bool = False,
     ) -> None:
         super().__init__()
         for name, value in (("batch_size", batch_size), ("eval_batch_size", eval_batch_size)):
@@ -65,6 +68,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         self.label_noise = label_noise
         self.seed = seed
         self.num_workers = num_workers
+        self.drop_last = drop_last
         self.splits: dict[str, TensorDataset] = {}
 
     def load_arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +127,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
             batch_size=self.batch_size,
             sampler=sampler,
             num_workers=self.num_workers,
+            drop_last=self.drop_last,
         )
 
     def _eval_loader(self, split: str) -> DataLoader:

@@ -10,6 +10,7 @@ from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
 from lightning_modules.classifier_nets import mlp, small_cnn
+from optimizers.sharpness_pass import sharpness_pass
 
 
 class Classifier(L.LightningModule):
@@ -59,10 +60,9 @@ class Classifier(L.LightningModule):
         """Logits [batch, num_classes] for inputs [batch, *input_shape]."""
         return self.net(x)
 
-    def _shared_step(self, batch: tuple[torch.Tensor, torch.Tensor], split: str) -> torch.Tensor:
-        x, y = batch
-        logits = self(x)
-        loss = nn.functional.cross_entropy(logits, y)
+    def _log_split(
+        self, split: str, logits: torch.Tensor, y: torch.Tensor, loss: torch.Tensor
+    ) -> None:
         accuracy = self.metrics[f"{split}_acc"]
         accuracy(logits, y)
         on_step = split == "train"
@@ -70,7 +70,6 @@ class Classifier(L.LightningModule):
             f"{split}/loss", loss, on_step=on_step, on_epoch=True, sync_dist=True, prog_bar=True
         )
         self.log(f"{split}/acc", accuracy, on_step=False, on_epoch=True, prog_bar=True)
-        return loss
 
     def backward(self, loss: torch.Tensor, *args: object, **kwargs: object) -> None:
         """Keep the graph of the gradients when an optimizer needs Hessian-vector products.
@@ -85,16 +84,33 @@ class Classifier(L.LightningModule):
 
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
-    ) -> torch.Tensor:
-        return self._shared_step(batch, "train")
+    ) -> torch.Tensor | None:
+        """Per-sample cross-entropy reduced as the optimizer's sharpness pass asks
+        (`optimizers.sharpness_pass`): the whole-batch mean for ordinary optimizers, micro-batches
+        for m-SAM, ascent/descent rows for n-SAM, reweighted or probe-only passes for RW-SAM.
+        Metrics are logged once per step, from the pass(es) at the unperturbed weights."""
+        sharp = sharpness_pass(self.trainer.optimizers)
+        x, y = sharp.select(batch)
+        logits = self(x)
+        losses = nn.functional.cross_entropy(logits, y, reduction="none")
+        if sharp.log:
+            self._log_split("train", logits.detach(), y, losses.detach().mean())
+        return sharp.reduce(losses)
+
+    def _evaluate(self, batch: tuple[torch.Tensor, torch.Tensor], split: str) -> torch.Tensor:
+        x, y = batch
+        logits = self(x)
+        loss = nn.functional.cross_entropy(logits, y)
+        self._log_split(split, logits, y, loss)
+        return loss
 
     def validation_step(
         self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor:
-        return self._shared_step(batch, "val")
+        return self._evaluate(batch, "val")
 
     def test_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:
-        return self._shared_step(batch, "test")
+        return self._evaluate(batch, "test")
 
     def predict_step(
         self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int

@@ -1,11 +1,22 @@
 """Plain torch optimizers (never import lightning here)."""
 
 from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
+from optimizers.msam import MSAM
+from optimizers.nsam import NSAM
 from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+from optimizers.rwsam import RWSAM
+from optimizers.sam import SAM
 from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
 from optimizers.scion_groups import scion_param_groups
+from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
 __all__ = [
+    "MSAM",
+    "NSAM",
+    "RWSAM",
+    "SAM",
+    "SharpnessPass",
+    "sharpness_pass",
     "LMO",
     "LMOS",
     "Auto",

@@ -1,0 +1,106 @@
+"""RW-SAM: Reweighted SAM (Luo, Harandi, Phung, Le, NeurIPS 2025).
+
+m-SAM's benefit comes from perturbing with noisy per-sample structure; RW-SAM keeps one
+parallel batch and instead reweights the samples of the ascent loss by Gibbs weights
+p_i = softmax_i(lambda * ||grad f_i(w)||), the solution of max_{P in simplex} <sum p_i grad f_i,
+eps> + H(P) / lambda. The per-sample gradient norms come from one extra forward pass:
+||grad f_i|| ~ |f_i(w + delta z) - f_i(w)| / delta with z a Rademacher vector
+(E <grad f_i, z>^2 = ||grad f_i||^2). One step costs SAM plus one forward:
+
+1. probe (forward only) at w + delta z: per-sample losses f_i(w + delta z);
+2. ascent at w: per-sample losses f_i(w), weights p_i, gradient of sum_i p_i f_i(w);
+3. e = rho * g / ||g||; descent at w + e on the uniform mean loss; base step at w.
+
+Choices the paper leaves open, made here: one z shared by all samples of a step and drawn
+afresh each step from a seeded generator (saved in the state dict); z's entries are +-1 on every
+parameter (no normalization), so delta is a per-coordinate step; the weights are detached
+(no gradient through p); they sum to 1, so the ascent loss is a weighted mean and rho keeps its
+meaning; the descent loss is the uniform mean (the objective being minimized). With dropout the
+probe and the ascent pass draw different masks, which adds noise to the estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+
+from optimizers.sam import SAM, BaseOptimizer, Closure
+from optimizers.sharpness_pass import SharpnessPass
+from optimizers.validation import require_non_negative, require_positive
+
+
+class RWSAM(SAM):
+    """SAM with a per-sample reweighted ascent loss; needs the sharpness-pass contract.
+
+    Args:
+        temperature: lambda >= 0 of the Gibbs weights (0 gives uniform weights, i.e. SAM).
+        delta: finite-difference step of the gradient-norm probe (> 0).
+        seed: seed of the Rademacher directions.
+        (others): as `SAM`.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        base_optimizer: BaseOptimizer = torch.optim.SGD,
+        rho: float = 0.05,
+        temperature: float = 1.0,
+        delta: float = 1e-3,
+        seed: int = 0,
+        adaptive: bool = False,
+        local_ascent: bool = False,
+    ) -> None:
+        require_non_negative("temperature", temperature)
+        require_positive("delta", delta)
+        super().__init__(params, base_optimizer, rho, adaptive, local_ascent)
+        self.temperature = temperature
+        self.delta = delta
+        self.generator = torch.Generator().manual_seed(seed)
+
+    @torch.no_grad()
+    def _probe_direction(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Move all trainable parameters to w + delta z; return (parameter, w) to restore."""
+        params = [p for g in self.param_groups for p in g["params"] if p.requires_grad]
+        saved = [(p, p.detach().clone()) for p in params]
+        for param in params:
+            signs = torch.randint(0, 2, param.shape, generator=self.generator) * 2 - 1
+            param.add_(signs.to(device=param.device, dtype=param.dtype), alpha=self.delta)
+        return saved
+
+    @torch.no_grad()
+    def step(self, closure: Closure | None = None) -> Any:  # type: ignore[override]
+        """Probe, reweighted ascent, uniform descent; returns the weighted ascent loss at w."""
+        closure = self._require_closure(closure)
+        probe = SharpnessPass(
+            probe=True, perturbed=True, log=False, temperature=self.temperature, delta=self.delta
+        )
+        saved = self._probe_direction()
+        self._run(closure, probe)
+        self.restore(saved)
+        ascent = SharpnessPass(
+            reweight=True,
+            probe_losses=probe.probe_losses,
+            temperature=self.temperature,
+            delta=self.delta,
+        )
+        loss = self._run(closure, ascent, ascent=True)
+        saved = self.perturb()
+        self._run(closure, SharpnessPass(perturbed=True, log=False))
+        self.restore(saved)
+        self.base_optimizer.step()
+        return loss
+
+    def state_dict(self) -> dict[str, Any]:
+        """Base state plus the generator of the probe directions."""
+        state = super().state_dict()
+        state["rwsam_generator"] = self.generator.get_state()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = dict(state_dict)
+        generator_state = state_dict.pop("rwsam_generator", None)
+        super().load_state_dict(state_dict)
+        if generator_state is not None:
+            self.generator.set_state(generator_state)

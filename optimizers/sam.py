@@ -1,0 +1,141 @@
+"""SAM (Foret et al. 2021) and ASAM (Kwon et al. 2021) around any base optimizer.
+
+One step: g = grad L(w) (closure 1); e = rho * g / ||g|| (ASAM: rho * T^2 g / ||T g||, T = |w|);
+grad L(w + e) (closure 2, at the perturbed weights); back to w; the base optimizer steps with
+that gradient. The closure runs first, so Lightning's automatic optimization works unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+from torch.optim import Optimizer
+
+from optimizers.sharpness_pass import SharpnessPass
+from optimizers.validation import require_non_negative
+
+BaseOptimizer = Callable[[Iterable[Any]], Optimizer]
+Closure = Callable[[], Any]
+
+
+class SAM(Optimizer):
+    """Sharpness-aware wrapper sharing `param_groups` and `state` with its base optimizer.
+
+    LR schedulers and checkpoints see one optimizer: `state_dict()` holds the base optimizer's
+    state (e.g. momentum buffers) and the SAM hyperparameters of every group.
+
+    Args:
+        params: parameters or parameter groups (groups may set their own `rho`, `adaptive`).
+        base_optimizer: the optimizer that takes the step, a class or a partial taking the
+            parameter groups (e.g. `functools.partial(torch.optim.SGD, lr=0.1, momentum=0.9)`;
+            from YAML: `base_optimizer: {class_path: torch.optim.SGD, init_args: {lr: 0.1}}`).
+        rho: radius of the perturbation (>= 0; 0 gives the base optimizer).
+        adaptive: ASAM's scale-invariant perturbation.
+        local_ascent: under DDP, compute the ascent gradient without all-reducing it, so each
+            rank perturbs with its own batch (m-SAM with m = per-rank batch size). Needs
+            `ascent_context` set to the DDP module's `no_sync` (callbacks.SharpnessGuard does
+            it under Lightning); a no-op on one process.
+    """
+
+    requires_closure = True
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        base_optimizer: BaseOptimizer = torch.optim.SGD,
+        rho: float = 0.05,
+        adaptive: bool = False,
+        local_ascent: bool = False,
+    ) -> None:
+        require_non_negative("rho", rho)
+        super().__init__(params, {"rho": rho, "adaptive": adaptive})
+        self.base_optimizer = base_optimizer(self.param_groups)
+        self.param_groups = self.base_optimizer.param_groups
+        self.state = self.base_optimizer.state
+        self.local_ascent = local_ascent
+        self.ascent_context: Callable[[], contextlib.AbstractContextManager[Any]] = (
+            contextlib.nullcontext
+        )
+        self.sharpness_pass: SharpnessPass | None = None
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Check a group's `rho` before adding it."""
+        if "rho" in param_group:
+            require_non_negative("rho", param_group["rho"])
+        super().add_param_group(param_group)
+
+    def _params_with_grad(self) -> list[tuple[torch.Tensor, dict[str, Any]]]:
+        return [(p, g) for g in self.param_groups for p in g["params"] if p.grad is not None]
+
+    def _run(self, closure: Closure, sharp: SharpnessPass, ascent: bool = False) -> Any:
+        """Evaluate the closure under `sharp` (without gradient sync for a local ascent; a probe
+        runs without autograd, so DDP does not wait for a backward that never comes)."""
+        self.sharpness_pass = sharp
+        context = (
+            self.ascent_context() if ascent and self.local_ascent else contextlib.nullcontext()
+        )
+        try:
+            with torch.set_grad_enabled(not sharp.probe), context:
+                loss = closure()
+        finally:
+            self.sharpness_pass = None
+        sharp.check_honoured(type(self).__name__)
+        return loss
+
+    @torch.no_grad()
+    def perturb(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Move every parameter with a gradient to w + e(w); return (parameter, w) to restore."""
+        pairs = self._params_with_grad()
+        if not pairs:
+            return []
+        params = [p for p, _ in pairs]
+        scaled = [p.grad * p.abs() if g["adaptive"] else p.grad for p, g in pairs]
+        norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(scaled)))
+        saved = [(p, p.detach().clone()) for p in params]
+        if norm == 0:
+            return saved
+        steps = [
+            (s * p.abs() if g["adaptive"] else s) * (g["rho"] / norm)
+            for s, (p, g) in zip(scaled, pairs, strict=True)
+        ]
+        torch._foreach_add_(params, steps)
+        return saved
+
+    @staticmethod
+    @torch.no_grad()
+    def restore(saved: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        """Put the weights saved by `perturb` back, bit for bit."""
+        for param, original in saved:
+            param.copy_(original)
+
+    def _require_closure(self, closure: Closure | None) -> Closure:
+        if closure is None:
+            raise RuntimeError(
+                f"{type(self).__name__}.step needs a closure that recomputes the loss and its "
+                "gradients (under Lightning this happens with precision='16-mixed' or "
+                "accumulate_grad_batches > 1, which do not pass one: use 32 or bf16-mixed and 1)"
+            )
+        return closure
+
+    @torch.no_grad()
+    def step(self, closure: Closure | None = None) -> Any:  # type: ignore[override]
+        """Ascent closure at w, descent closure at w + e, base step at w; returns the loss at w."""
+        closure = self._require_closure(closure)
+        loss = self._run(closure, SharpnessPass(), ascent=True)
+        saved = self.perturb()
+        self._run(closure, SharpnessPass(perturbed=True, log=False))
+        self.restore(saved)
+        self.base_optimizer.step()
+        return loss
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.base_optimizer.zero_grad(set_to_none)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load, then share the fresh groups and state with the base optimizer again."""
+        super().load_state_dict(state_dict)
+        self.base_optimizer.param_groups = self.param_groups
+        self.base_optimizer.state = self.state
