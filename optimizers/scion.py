@@ -40,7 +40,7 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
-from optimizers.lmo import make_lmo
+from optimizers.lmo import LMO, make_lmo
 from optimizers.validation import require_in_range, require_non_negative, require_positive
 
 
@@ -75,8 +75,8 @@ class _ScionBase(Optimizer):
         self.sharded_params = sharded_params
         super().__init__(params, defaults)
 
-    def _validate(self, group: dict[str, Any], prefix: str) -> None:
-        """Check the hyperparameters of `group`; fields are named with `prefix` prepended."""
+    def _validate(self, group: dict[str, Any], prefix: str) -> LMO:
+        """Check the hyperparameters of `group` (fields named with `prefix`); return its LMO."""
         if self.constrained:  # a Frank-Wolfe weight must stay a convex combination
             require_in_range(f"{prefix}lr", group["lr"], 0.0, 1.0)
         else:
@@ -86,7 +86,7 @@ class _ScionBase(Optimizer):
         if not isinstance(group["norm_kwargs"], dict):
             raise ValueError(f"{prefix}norm_kwargs must be a dict, got {group['norm_kwargs']!r}")
         try:
-            make_lmo(group["norm"], **group["norm_kwargs"])
+            return make_lmo(group["norm"], **group["norm_kwargs"])
         except ValueError as error:
             raise ValueError(f"{prefix}{error}") from None
 
@@ -96,8 +96,7 @@ class _ScionBase(Optimizer):
         index = len(self.param_groups) - 1
         group = self.param_groups[index]
         try:
-            self._validate(group, prefix=f"param_groups[{index}].")
-            lmo = make_lmo(group["norm"], **group["norm_kwargs"])
+            lmo = self._validate(group, prefix=f"param_groups[{index}].")
             for position, param in enumerate(group["params"]):
                 lmo.check_shape(param.shape, f"param_groups[{index}].params[{position}]")
         except ValueError:

@@ -42,14 +42,14 @@ def test_scion_step_is_frank_wolfe_on_2x2() -> None:
 
 
 def test_momentum_is_the_convex_average_of_gradients() -> None:
-    """momentum 0.5: d1 = 0.5 g1, d2 = 0.5 d1 + 0.5 g2; the step follows -sign(d2) / 2."""
+    """momentum 0.25: d1 = 0.25 g1, d2 = 0.75 d1 + 0.25 g2; the step follows -sign(d2) / 2."""
     x = matrix_parameter([[0.0, 0.0], [0.0, 0.0]], grad=[[1.0, -1.0], [1.0, 1.0]])
-    optimizer = UnconstrainedScion([x], lr=1.0, momentum=0.5, norm="Sign")
+    optimizer = UnconstrainedScion([x], lr=1.0, momentum=0.25, norm="Sign")
     optimizer.step()
-    x.grad = torch.tensor([[-3.0, -1.0], [1.0, -0.5]])
+    x.grad = torch.tensor([[-3.0, -1.0], [1.0, -0.75]])
     before = x.detach().clone()
     optimizer.step()
-    d2 = torch.tensor([[-1.25, -0.75], [0.75, 0.0]])
+    d2 = torch.tensor([[-0.5625, -0.4375], [0.4375, 0.0]])
     torch.testing.assert_close(optimizer.state[x]["momentum_buffer"], d2)
     torch.testing.assert_close(x.detach() - before, -torch.sign(d2) / 2)
 
