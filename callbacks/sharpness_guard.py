@@ -12,7 +12,8 @@ from typing_extensions import override
 class SharpnessGuard(Callback):
     """Checks, at the start of fit, every optimizer that must run its closure several times.
 
-    - `precision="16-mixed"`: Lightning's AMP runs the closure once and steps without it.
+    - `precision="16-mixed"` on GPU: Lightning's AMP with a GradScaler runs the closure once and
+      steps without it (on CPU there is no scaler and the closure path is kept, so it is allowed).
     - `accumulate_grad_batches > 1`: Lightning runs closures without stepping, and the step's
       closure would see only the last batch.
     Both raise a `ValueError` naming the Trainer flag. Under DDP, an optimizer with
@@ -26,10 +27,11 @@ class SharpnessGuard(Callback):
             if not getattr(optimizer, "requires_closure", False):
                 continue
             name = type(optimizer).__name__
-            if str(trainer.precision) in ("16-mixed", "16"):
+            if getattr(trainer.precision_plugin, "scaler", None) is not None:
                 raise ValueError(
-                    f"trainer.precision={trainer.precision!r} cannot drive {name}: fp16 AMP calls "
-                    "the closure once; use precision 32-true or bf16-mixed"
+                    f"trainer.precision={trainer.precision!r} cannot drive {name}: fp16 AMP with a "
+                    "gradient scaler calls the closure once and steps without it; use precision "
+                    "32-true or bf16-mixed"
                 )
             if trainer.accumulate_grad_batches != 1:
                 raise ValueError(
