@@ -1,0 +1,209 @@
+"""Per-step wall time and optimizer-state memory of the project's optimizers, as ratios
+measured in one run: SAM / SGD, RW-SAM / SAM, ClippedScion / AdamW, and each against the closest
+peer in PyPI `pytorch-optimizer` (its SAM and SCION).
+
+    python -m benchmarks.optimizers [--steps 20] [--rounds 5] [--threads 1] [--mlp-batch 128]
+
+Prints a table, writes benchmarks/results/optimizers_mlp_b<batch>.json and .md. Timings alternate
+between the methods of a pair in rounds (A B A B ...) and use the median per method, so that
+load from other processes on the machine hits both sides of a ratio alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from lightning_modules.classifier_nets import mlp, small_cnn
+from optimizers import RWSAM, SAM, ClippedScion, UnconstrainedScion, sharpness_pass
+
+RESULTS = Path(__file__).resolve().parent / "results"
+GOALS = {
+    "SAM / SGD": 2.05,
+    "RW-SAM / SAM": 1.2,
+    "ClippedScion / AdamW": 1.5,
+    "ClippedScion (bf16 NS) / AdamW": 1.5,
+    "SAM / pytorch-optimizer SAM": 1.0,
+    "UnconstrainedScion (bf16 NS) / pytorch-optimizer SCION": 1.0,
+}
+
+
+def workloads(mlp_batch: int) -> dict[str, tuple[nn.Module, torch.Tensor, torch.Tensor]]:
+    """The two models with a fixed batch each: a 4x1024 MLP and the digits CNN (batch 64)."""
+    torch.manual_seed(0)
+    return {
+        f"mlp_4x1024_b{mlp_batch}": (
+            mlp((256,), 10, (1024, 1024, 1024, 1024), 0.0),
+            torch.randn(mlp_batch, 256),
+            torch.randint(0, 10, (mlp_batch,)),
+        ),
+        "digits_cnn": (
+            small_cnn((1, 8, 8), 10, (32, 64), 0.0),
+            torch.rand(64, 1, 8, 8),
+            torch.randint(0, 10, (64,)),
+        ),
+    }
+
+
+def builders() -> dict[str, Callable[[nn.Module], torch.optim.Optimizer]]:
+    """Each method as a function of the model (same base hyperparameters throughout)."""
+    from pytorch_optimizer import SAM as PeerSAM
+    from pytorch_optimizer import SCION as PeerSCION
+
+    sgd = functools.partial(torch.optim.SGD, lr=0.01, momentum=0.9)
+    return {
+        "SGD": lambda m: sgd(m.parameters()),
+        "AdamW": lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3),
+        "SAM": lambda m: SAM(m.parameters(), sgd, rho=0.05),
+        "RW-SAM": lambda m: RWSAM(m.parameters(), sgd, rho=0.05),
+        "ClippedScion": lambda m: ClippedScion(m.parameters(), lr=0.01, rho=1.0),
+        "ClippedScion (bf16 NS)": lambda m: ClippedScion(
+            m.parameters(), lr=0.01, rho=1.0, norm_kwargs={"dtype": "bfloat16"}
+        ),
+        "UnconstrainedScion (bf16 NS)": lambda m: UnconstrainedScion(
+            m.parameters(), lr=0.01, norm_kwargs={"dtype": "bfloat16"}
+        ),
+        "pytorch-optimizer SAM": lambda m: PeerSAM(
+            m.parameters(), torch.optim.SGD, rho=0.05, lr=0.01, momentum=0.9
+        ),
+        "pytorch-optimizer SCION": lambda m: PeerSCION(m.parameters(), lr=0.01),
+    }
+
+
+def step_function(
+    name: str, optimizer: torch.optim.Optimizer, model: nn.Module, x: torch.Tensor, y: torch.Tensor
+) -> Callable[[], None]:
+    """One training step in the calling convention each optimizer documents."""
+
+    def closure() -> torch.Tensor | None:
+        optimizer.zero_grad()
+        sharp = sharpness_pass(optimizer)
+        xb, yb = sharp.select((x, y))
+        loss = sharp.reduce(nn.functional.cross_entropy(model(xb), yb, reduction="none"))
+        if loss is not None:
+            loss.backward()
+        return loss
+
+    if name == "pytorch-optimizer SAM":  # its step expects the gradients to exist already
+
+        def peer_step() -> None:
+            closure()
+            optimizer.step(closure)
+
+        return peer_step
+    return lambda: optimizer.step(closure)
+
+
+def state_bytes(optimizer: torch.optim.Optimizer) -> int:
+    """Bytes held in optimizer.state tensors (the memory an optimizer adds beyond the model)."""
+    return sum(
+        value.numel() * value.element_size()
+        for per_param in optimizer.state.values()
+        for value in per_param.values()
+        if isinstance(value, torch.Tensor)
+    )
+
+
+def time_steps(step: Callable[[], None], steps: int) -> float:
+    """Seconds per step over `steps` steps."""
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return (time.perf_counter() - start) / steps
+
+
+def measure(
+    batch: tuple[nn.Module, torch.Tensor, torch.Tensor], names: list[str], steps: int, rounds: int
+) -> dict[str, dict[str, float]]:
+    """Median seconds per step and state bytes of each method on one workload, interleaved."""
+    model_template, x, y = batch
+    setups = {}
+    for name in names:
+        model = copy.deepcopy(model_template)
+        optimizer = builders()[name](model)
+        step = step_function(name, optimizer, model, x, y)
+        for _ in range(3):  # warm-up (also creates the optimizer state)
+            step()
+        setups[name] = (step, optimizer)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(rounds):
+        for name in names:
+            times[name].append(time_steps(setups[name][0], steps))
+    return {
+        name: {"seconds_per_step": statistics.median(times[name]), "state_bytes": state_bytes(opt)}
+        for name, (_, opt) in setups.items()
+    }
+
+
+PAIRS = [
+    ("SAM / SGD", "SAM", "SGD"),
+    ("RW-SAM / SAM", "RW-SAM", "SAM"),
+    ("ClippedScion / AdamW", "ClippedScion", "AdamW"),
+    ("SAM / pytorch-optimizer SAM", "SAM", "pytorch-optimizer SAM"),
+    (
+        "UnconstrainedScion / pytorch-optimizer SCION",
+        "UnconstrainedScion",
+        "pytorch-optimizer SCION",
+    ),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20, help="steps per timing round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--mlp-batch", type=int, default=128, help="batch size on the MLP")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    rows, results = [], {"threads": args.threads, "steps": args.steps, "rounds": args.rounds}
+    results["mlp_batch"] = args.mlp_batch
+    for workload, batch in workloads(args.mlp_batch).items():
+        for label, numerator, denominator in PAIRS:
+            measured = measure(batch, [numerator, denominator], args.steps, args.rounds)
+            time_ratio = (
+                measured[numerator]["seconds_per_step"] / measured[denominator]["seconds_per_step"]
+            )
+            top, bottom = measured[numerator]["state_bytes"], measured[denominator]["state_bytes"]
+            row = {
+                "workload": workload,
+                "ratio": label,
+                "time_ratio": time_ratio,
+                "goal": GOALS[label],
+                "meets_goal": time_ratio <= GOALS[label],
+                "state_bytes": {numerator: top, denominator: bottom},
+                "seconds_per_step": {k: v["seconds_per_step"] for k, v in measured.items()},
+            }
+            rows.append(row)
+            print(
+                f"{workload:11s} {label:45s} time x{time_ratio:5.2f} (goal <= {GOALS[label]}) "
+                f"state {top / 2**20:7.2f} / {bottom / 2**20:7.2f} MiB"
+            )
+    results["rows"] = rows
+    RESULTS.mkdir(exist_ok=True)
+    stem = f"optimizers_mlp_b{args.mlp_batch}"
+    (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=2))
+    lines = [
+        "| workload | ratio | time ratio | goal | met | state MiB (num / den) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        top, bottom = row["state_bytes"].values()
+        lines.append(
+            f"| {row['workload']} | {row['ratio']} | {row['time_ratio']:.2f} | <= {row['goal']} "
+            f"| {'yes' if row['meets_goal'] else 'no'} | {top / 2**20:.2f} / {bottom / 2**20:.2f} |"
+        )
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
