@@ -3,5 +3,11 @@
 from datamodules.compas import CompasDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
+from datamodules.tinyshakespeare import TinyShakespeareDataModule
 
-__all__ = ["CompasDataModule", "DigitsDataModule", "TensorClassificationDataModule"]
+__all__ = [
+    "CompasDataModule",
+    "DigitsDataModule",
+    "TensorClassificationDataModule",
+    "TinyShakespeareDataModule",
+]
