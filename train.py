@@ -87,10 +87,9 @@ class OptiforgeCLI(LightningCLI):
 
 def main(args: list[str] | None = None) -> OptiforgeCLI:
     """Run the CLI; no arguments at all means `fit --config configs/default.yaml`."""
-    argv = sys.argv[1:] if args is None else args
-    if not argv:
-        argv = ["fit", "--config", str(DEFAULT_CONFIG)]
-    return OptiforgeCLI(args=argv)
+    if args is None and sys.argv[1:]:
+        return OptiforgeCLI()  # LightningCLI reads sys.argv itself
+    return OptiforgeCLI(args=args or ["fit", "--config", str(DEFAULT_CONFIG)])
 
 
 if __name__ == "__main__":
