@@ -1,0 +1,6 @@
+"""Vehicle routing problems: the 16 variants, instances, generator, environment, validator."""
+
+from problems.vrp.instance import VRPBatch
+from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, UNSEEN_VARIANTS, Variant, variant
+
+__all__ = ["ALL_VARIANTS", "SEEN_VARIANTS", "UNSEEN_VARIANTS", "VRPBatch", "Variant", "variant"]
