@@ -43,7 +43,7 @@ SHORT_RUN = [
     "--config",
     str(DEFAULT_CONFIG),
     "--trainer.max_epochs",
-    "4",
+    "3",
     "--trainer.logger",
     "false",
     "--test_after_fit",
@@ -53,11 +53,11 @@ SHORT_RUN = [
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=list(VARIANTS))
 def test_variant_trains_the_reference_classifier(variant: str, in_tmp_dir: Path) -> None:
-    """4 epochs on digits: each variant learns (val acc far above the 10 % of chance)."""
+    """3 epochs on digits: each variant learns (val acc far above the 10 % of chance)."""
     cli = run_cli("fit", *SHORT_RUN, *VARIANTS[variant], *BASE)
     assert type(cli.trainer.optimizers[0]).__name__ == VARIANTS[variant][1].split(".")[-1]
-    assert float(cli.trainer.callback_metrics["val/acc"]) > 0.6
-    assert cli.trainer.global_step == 4 * (19 if variant == "MSAM" else 20)
+    assert float(cli.trainer.callback_metrics["val/acc"]) > 0.5
+    assert cli.trainer.global_step == 3 * (19 if variant == "MSAM" else 20)
 
 
 def test_gradient_accumulation_fails_at_setup(in_tmp_dir: Path) -> None:
