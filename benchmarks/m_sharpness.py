@@ -51,8 +51,15 @@ def methods(batch_size: int) -> dict[str, list[str]]:
             "--data.batch_size",
             str(2 * batch_size),
         ],
-        "RW-SAM": ["--optimizer", "optimizers.RWSAM", *BASE, "--optimizer.temperature", "1.0"],
     }
+    for temperature in ("0.1", "1.0", "10.0"):
+        table[f"RW-SAM lambda={temperature}"] = [
+            "--optimizer",
+            "optimizers.RWSAM",
+            *BASE,
+            "--optimizer.temperature",
+            temperature,
+        ]
     for m in (batch_size, 32, 8):
         name = f"m-SAM m={m}" + (" (full batch)" if m == batch_size else "")
         table[name] = [
