@@ -1,0 +1,199 @@
+"""The real benchmarks in `../shared/data/vrplib/`: CVRP Set X, large VRPB, Gehring-Homberger VRPTW.
+
+Parsed with PyPI `vrplib`. A `BenchmarkInstance` keeps the raw data (instance units) and the
+best-known solution (BKS) of its `.sol` file. Two views of it:
+
+* instance units, for reporting: `route_cost` applies the benchmark's rounding convention per
+  arc (CVRP, VRPB: `EDGE_WEIGHT_TYPE: EUC_2D` -> nearest integer; VRPTW: DIMACS, truncated to one
+  decimal), so its costs compare with the BKS; `gap_to_bks` gives the gap in percent.
+* model units, for the network: `to_batch` returns a `VRPBatch` of one instance. Coordinates are
+  shifted by the bounding box's lower-left corner and divided by its longer side,
+  `scale = max(x_max - x_min, y_max - y_min)`, so they lie in [0, 1] and distances shrink by
+  exactly `scale` (unrounded). Time windows and service times are divided by the same `scale`
+  (travel time = distance). Demands are divided by the capacity and the capacity becomes 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import vrplib
+
+from problems.data_paths import shared_data_path
+from problems.vrp.instance import VRPBatch
+
+BENCHMARKS: tuple[str, ...] = ("CVRP", "VRPB", "VRPTW")
+
+
+@dataclass(frozen=True)
+class BenchmarkInstance:
+    """One benchmark instance in its own units; node 0 is the depot.
+
+    Attributes:
+        name: instance name, e.g. "X-n101-k25".
+        benchmark: "CVRP", "VRPB" or "VRPTW" (also the variant name).
+        coords: raw coordinates [N, 2].
+        linehaul_demand: delivery demand [N] (0 at the depot and backhaul customers).
+        backhaul_demand: pickup demand [N] (all 0 unless VRPB).
+        capacity: vehicle capacity.
+        time_windows: [N, 2] earliest/latest service start; [0, inf) unless VRPTW.
+        service_time: [N] service durations; 0 at the depot and unless VRPTW.
+        num_vehicles: fleet size stated in the file, None if unlimited.
+        bks_cost: cost of the best-known solution as written in the `.sol` file.
+        bks_routes: the BKS routes, lists of customer node indices (depot omitted).
+    """
+
+    name: str
+    benchmark: str
+    coords: np.ndarray
+    linehaul_demand: np.ndarray
+    backhaul_demand: np.ndarray
+    capacity: int
+    time_windows: np.ndarray
+    service_time: np.ndarray
+    num_vehicles: int | None
+    bks_cost: float
+    bks_routes: list[list[int]]
+
+    @property
+    def num_customers(self) -> int:
+        return len(self.coords) - 1
+
+    @property
+    def scale(self) -> float:
+        """Longer side of the coordinates' bounding box: instance units per model unit."""
+        extent = self.coords.max(axis=0) - self.coords.min(axis=0)
+        return float(extent.max())
+
+
+def benchmark_dir(benchmark: str, data_dir: str | Path | None = None) -> Path:
+    """Folder of `benchmark` ("CVRP", "VRPB", "VRPTW") under `data_dir` (default: the shared
+    `vrplib/` folder); raises if the benchmark name is unknown or the folder is missing."""
+    if benchmark not in BENCHMARKS:
+        raise ValueError(f"benchmark must be one of {list(BENCHMARKS)}, got {benchmark!r}")
+    root = shared_data_path("vrplib") if data_dir is None else Path(data_dir)
+    folder = root / benchmark
+    if not folder.is_dir():
+        raise FileNotFoundError(f"data_dir: no folder {str(folder)!r} for benchmark {benchmark}")
+    return folder
+
+
+def instance_names(benchmark: str, data_dir: str | Path | None = None) -> list[str]:
+    """Sorted names of the instances of `benchmark` that have both a `.vrp` and a `.sol` file."""
+    folder = benchmark_dir(benchmark, data_dir)
+    return sorted(p.stem for p in folder.glob("*.vrp") if p.with_suffix(".sol").is_file())
+
+
+def load_instance(
+    benchmark: str, name: str, data_dir: str | Path | None = None
+) -> BenchmarkInstance:
+    """Read `<benchmark>/<name>.vrp` and its `.sol` file into a `BenchmarkInstance`."""
+    folder = benchmark_dir(benchmark, data_dir)
+    path = folder / f"{name}.vrp"
+    for file in (path, path.with_suffix(".sol")):
+        if not file.is_file():
+            raise FileNotFoundError(f"name: no file {str(file)!r} for {benchmark} instance {name}")
+    raw = vrplib.read_instance(path, compute_edge_weights=False)
+    solution = vrplib.read_solution(path.with_suffix(".sol"))
+    if raw["edge_weight_type"] != "EUC_2D" or list(raw["depot"]) != [0]:
+        raise ValueError(f"{name}: expected EUC_2D distances and node 1 as the only depot")
+    num_nodes = int(raw["dimension"])
+    coords = np.asarray(raw["node_coord"], dtype=np.float64)
+    linehaul = np.asarray(raw["demand"], dtype=np.int64)
+    backhaul = np.asarray(raw.get("backhaul", np.zeros(num_nodes)), dtype=np.int64)
+    windows = np.tile(np.array([0.0, math.inf]), (num_nodes, 1))
+    service = np.zeros(num_nodes)
+    if "time_window" in raw:
+        windows = np.asarray(raw["time_window"], dtype=np.float64)
+        service = np.broadcast_to(np.asarray(raw["service_time"], dtype=np.float64), (num_nodes,))
+        service = service.copy()
+        service[0] = 0.0
+    vehicles = raw.get("vehicles")
+    return BenchmarkInstance(
+        name=name,
+        benchmark=benchmark,
+        coords=coords,
+        linehaul_demand=linehaul,
+        backhaul_demand=backhaul,
+        capacity=int(raw["capacity"]),
+        time_windows=windows,
+        service_time=service,
+        num_vehicles=None if vehicles is None else int(vehicles),
+        bks_cost=float(solution["cost"]),
+        bks_routes=[[int(node) for node in route] for route in solution["routes"]],
+    )
+
+
+def distance_matrix(instance: BenchmarkInstance) -> np.ndarray:
+    """[N, N] arc lengths in instance units with the benchmark's rounding convention.
+
+    CVRP/VRPB: nearest integer (VRPLIB nint, halves rounded up). VRPTW: truncated to one
+    decimal (DIMACS); the values are multiples of 0.1 up to float representation.
+    """
+    diff = instance.coords[:, None, :] - instance.coords[None, :, :]
+    exact = np.sqrt((diff**2).sum(-1))
+    if instance.benchmark == "VRPTW":
+        return np.floor(exact * 10.0 + 1e-9) / 10.0
+    return np.floor(exact + 0.5)
+
+
+def route_cost(instance: BenchmarkInstance, routes: list[list[int]]) -> float:
+    """Total length of closed `routes` (customer lists, depot omitted) in instance units.
+
+    Every customer must be visited exactly once; feasibility otherwise is the validator's job.
+    VRPTW costs are summed in tenths and returned rounded to one decimal, like the `.sol` files.
+    """
+    visited = sorted(node for route in routes for node in route)
+    if visited != list(range(1, instance.num_customers + 1)):
+        raise ValueError(f"{instance.name}: routes must visit customers 1..n exactly once")
+    lengths = distance_matrix(instance)
+    total = 0.0
+    for route in routes:
+        path = [0, *route, 0]
+        total += float(lengths[path[:-1], path[1:]].sum())
+    if instance.benchmark == "VRPTW":
+        return round(total, 1)
+    return total
+
+
+def gap_to_bks(cost: float, bks: float) -> float:
+    """Gap of `cost` above the best-known cost `bks`, in percent."""
+    if not bks > 0:
+        raise ValueError(f"bks must be > 0, got {bks}")
+    return 100.0 * (cost - bks) / bks
+
+
+def to_batch(instance: BenchmarkInstance) -> VRPBatch:
+    """The instance in model units (see module docstring) as a `VRPBatch` of size 1."""
+    scale = instance.scale
+    locs = (instance.coords - instance.coords.min(axis=0)) / scale
+    batch = VRPBatch(
+        locs=_row(locs),
+        linehaul_demand=_row(instance.linehaul_demand / instance.capacity),
+        backhaul_demand=_row(instance.backhaul_demand / instance.capacity),
+        capacity=torch.ones(1),
+        time_windows=_row(instance.time_windows / scale),
+        service_time=_row(instance.service_time / scale),
+        distance_limit=torch.full((1,), math.inf),
+        open_route=torch.zeros(1, dtype=torch.bool),
+        mixed_backhaul=torch.zeros(1, dtype=torch.bool),
+    )
+    batch.check(instance.name)
+    return batch
+
+
+def _row(array: np.ndarray) -> torch.Tensor:
+    """A float32 tensor with a leading batch dimension of 1."""
+    return torch.as_tensor(np.asarray(array), dtype=torch.float32)[None]
+
+
+def bks_sequence(instance: BenchmarkInstance) -> np.ndarray:
+    """The BKS routes as one node sequence with 0 between routes, e.g. [0, 3, 5, 0, 2, 1, 0]."""
+    nodes = [0]
+    for route in instance.bks_routes:
+        nodes += [*route, 0]
+    return np.asarray(nodes, dtype=np.int64)
