@@ -4,6 +4,10 @@ Shapes: B instances, N = n + 1 nodes (depot + n customers). Absent attributes ta
 values so that one layout serves all 16 variants: no backhauls -> backhaul_demand all 0; no
 time windows -> windows [0, inf) and service time 0; no route limit -> distance_limit inf;
 closed routes -> open_route False. Demands are in the same units as `capacity`.
+
+Feasibility comparisons (env masks, validator) allow `FEASIBILITY_TOLERANCE` relative slack,
+`value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`, so that float32 rounding in the env
+and float64 arithmetic in the validator agree on instances built with a margin (the generator's).
 """
 
 from __future__ import annotations
@@ -15,6 +19,13 @@ import torch
 from torch import Tensor
 
 from problems.vrp.variants import Variant
+
+FEASIBILITY_TOLERANCE = 1e-5
+
+
+def slack_limit(limit: Tensor) -> Tensor:
+    """`limit` plus the feasibility tolerance (relative, at least absolute 1e-5); inf stays inf."""
+    return limit + FEASIBILITY_TOLERANCE * limit.abs().clamp(min=1.0)
 
 
 @dataclass(frozen=True)
@@ -54,8 +65,9 @@ class VRPBatch:
         return self.locs.shape[1]
 
     def distances(self) -> Tensor:
-        """Euclidean distance matrix [B, N, N]."""
-        return torch.cdist(self.locs, self.locs)
+        """Euclidean distance matrix [B, N, N], computed from coordinate differences (the
+        matrix-product shortcut of `cdist` loses ~1e-4 on short arcs)."""
+        return torch.cdist(self.locs, self.locs, compute_mode="donot_use_mm_for_euclid_dist")
 
     def to(self, device: torch.device | str) -> VRPBatch:
         return VRPBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
@@ -111,13 +123,26 @@ class VRPBatch:
             if (value < 0).any():
                 row = int((value < 0).reshape(b, -1).any(1).nonzero()[0])
                 raise ValueError(f"{name}[{row}]: {field} must be >= 0")
+        if not bool((self.capacity > 0).all()) or not math.isfinite(float(self.capacity.max())):
+            raise ValueError(f"{name}: capacity must be positive and finite")
+        if not bool(torch.isfinite(self.locs).all()):
+            row = int((~torch.isfinite(self.locs)).reshape(b, -1).any(1).nonzero()[0])
+            raise ValueError(f"{name}[{row}]: locs must be finite")
+        depot_demand = (self.linehaul_demand[:, 0] != 0) | (self.backhaul_demand[:, 0] != 0)
+        if depot_demand.any():
+            row = int(depot_demand.nonzero()[0])
+            raise ValueError(f"{name}[{row}]: linehaul_demand/backhaul_demand: depot must be 0")
+        inverted = self.time_windows[..., 0] > self.time_windows[..., 1]
+        if inverted.any():
+            row, node = (int(i) for i in inverted.nonzero()[0])
+            raise ValueError(f"{name}[{row}]: time_windows: node {node}: earliest > latest")
         self._check_rows(name)
 
     def _check_rows(self, name: str) -> None:
         both = (self.linehaul_demand > 0) & (self.backhaul_demand > 0)
         too_big = torch.maximum(self.linehaul_demand, self.backhaul_demand) > self.capacity[:, None]
         start = self.time_windows[:, 0:1, 0]
-        direct = self.distances()[:, 0, :]
+        direct = torch.linalg.vector_norm(self.locs - self.locs[:, :1], dim=-1)  # [B, N]
         late = start + direct > self.time_windows[:, :, 1]
         round_trip = torch.where(self.open_route[:, None], direct, 2 * direct)
         too_far = round_trip > self.distance_limit[:, None]
@@ -138,5 +163,3 @@ class VRPBatch:
             if mask.any():
                 row, node = (int(i) for i in mask.nonzero()[0])
                 raise ValueError(f"{name}[{row}]: {field}: customer {node}: {reason}")
-        if not bool((self.capacity > 0).all()) or not math.isfinite(float(self.capacity.max())):
-            raise ValueError(f"{name}: capacity must be positive and finite")
