@@ -10,7 +10,12 @@ best-known solution (BKS) of its `.sol` file. Two views of it:
   shifted by the bounding box's lower-left corner and divided by its longer side,
   `scale = max(x_max - x_min, y_max - y_min)`, so they lie in [0, 1] and distances shrink by
   exactly `scale` (unrounded). Time windows and service times are divided by the same `scale`
-  (travel time = distance). Demands are divided by the capacity and the capacity becomes 1.
+  (travel time = distance). Demands and capacity stay in the file's integer demand units, as
+  in `problems.vrp.generator` (the model sees demand / capacity).
+
+Caveat for VRPTW: the Gehring-Homberger BKS are feasible under DIMACS truncation only; with
+exact (unrounded) distances some of their routes reach a window up to ~0.1 per arc too late
+(e.g. R1_10_1), so the model-unit instance need not accept them.
 """
 
 from __future__ import annotations
@@ -173,9 +178,9 @@ def to_batch(instance: BenchmarkInstance) -> VRPBatch:
     locs = (instance.coords - instance.coords.min(axis=0)) / scale
     batch = VRPBatch(
         locs=_row(locs),
-        linehaul_demand=_row(instance.linehaul_demand / instance.capacity),
-        backhaul_demand=_row(instance.backhaul_demand / instance.capacity),
-        capacity=torch.ones(1),
+        linehaul_demand=_row(instance.linehaul_demand),
+        backhaul_demand=_row(instance.backhaul_demand),
+        capacity=torch.full((1,), float(instance.capacity)),
         time_windows=_row(instance.time_windows / scale),
         service_time=_row(instance.service_time / scale),
         distance_limit=torch.full((1,), math.inf),

@@ -43,28 +43,32 @@ def test_x_n101_k25_bks_is_capacity_feasible() -> None:
 
 
 def test_x_n101_k25_normalized_batch() -> None:
-    """Model units: coordinates in [0, 1] touching both ends, demand / capacity, no TW or limit;
+    """Model units: coordinates in [0, 1] touching both ends, raw demands, no TW or limit;
     unrounded distances are the instance's divided by its bounding-box side."""
     instance = load_instance("CVRP", "X-n101-k25")
     batch = to_batch(instance)
     assert batch.locs.shape == (1, 101, 2)
     assert float(batch.locs.min()) == 0.0 and float(batch.locs.max()) == 1.0
-    assert batch.capacity.tolist() == [1.0]
-    expected = instance.linehaul_demand / 206
-    assert torch.allclose(batch.linehaul_demand[0].double(), torch.from_numpy(expected))
+    assert batch.capacity.tolist() == [206.0]
+    assert batch.linehaul_demand[0].tolist() == instance.linehaul_demand.tolist()
     assert not torch.isfinite(batch.time_windows[..., 1]).any()
     raw = np.hypot(*(instance.coords[0] - instance.coords[1]))
     assert float(batch.distances()[0, 0, 1]) == pytest.approx(raw / instance.scale, rel=1e-6)
 
 
 def test_x_n101_k25_bks_validates_on_normalized_instance() -> None:
-    """The independent validator accepts the BKS on the model-unit instance; its cost times
-    the scale is within the rounding of 127 arcs of the rounded BKS."""
+    """The independent validator accepts the BKS of X-n101-k25 and of the strict VRPB
+    X-n1001-50-k22 on the model-unit instances; cost x scale is the unrounded length
+    (27598.40 vs rounded 27591, within half a unit per arc; 49675.73 vs 49635)."""
     validator = pytest.importorskip("problems.vrp.validator", reason="validator not landed")
     instance = load_instance("CVRP", "X-n101-k25")
-    cost = validator.validate(to_batch(instance), 0, bks_sequence(instance))
+    cost = validator.validate(to_batch(instance), bks_sequence(instance), name=instance.name)
     arcs = len(bks_sequence(instance)) - 1
     assert abs(cost * instance.scale - 27591) <= 0.5 * arcs
+    assert cost * instance.scale == pytest.approx(27598.40, abs=0.01)
+    backhaul = load_instance("VRPB", "X-n1001-50-k22")
+    cost = validator.validate(to_batch(backhaul), bks_sequence(backhaul), name=backhaul.name)
+    assert cost * backhaul.scale == pytest.approx(49675.73, abs=0.01)
 
 
 def test_vrpb_bks_cost_with_colon_and_strict_order() -> None:
