@@ -1,0 +1,217 @@
+"""Independent feasibility check and cost of a VRP solution (numpy, float64, one instance).
+
+Written apart from the env's masks on purpose: everything the project reports about a VRP
+solution passes through `validate`, so a masking bug cannot hide behind itself.
+
+Solution format: a 1-D sequence of node indices where 0 (the depot) separates routes, e.g.
+[0, 3, 5, 0, 2, 1, 0]; leading, trailing and repeated zeros are allowed (the env's padded
+output). Checked, with `FEASIBILITY_TOLERANCE` slack on every limit (see `instance.py`):
+
+- visits: every customer exactly once, indices in [0, N).
+- capacity: strict backhaul (default) -- the linehaul load and the backhaul load of a route are
+  each at most the capacity, and no linehaul customer follows a backhaul customer in a route;
+  mixed -- the vehicle leaves loaded with the route's linehaul total and the running load
+  (linehaul still on board + backhaul picked up) stays within capacity after every customer.
+- distance limit: route length, with the return leg unless the route is open, at most L.
+- time windows: travel time = distance; service starts at max(arrival, earliest) and arrival
+  must be at most latest; the vehicle leaves after the service time; a closed route must be
+  back by the depot's latest time. Every route starts at the depot's earliest time.
+Cost: total Euclidean length of all routes; open routes do not pay the return leg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
+
+FIELDS = (
+    "locs",
+    "linehaul_demand",
+    "backhaul_demand",
+    "capacity",
+    "time_windows",
+    "service_time",
+    "distance_limit",
+    "open_route",
+    "mixed_backhaul",
+)
+
+
+class InfeasibleSolution(ValueError):
+    """A solution that breaks a constraint; the message names instance, route and constraint."""
+
+
+class _Violation(Exception):
+    """Raised inside one route's check; `validate` adds the instance and route to it."""
+
+    def __init__(self, constraint: str, detail: str) -> None:
+        super().__init__(f"{constraint}: {detail}")
+
+
+@dataclass(frozen=True)
+class _Instance:
+    """One instance as float64 numpy arrays (shapes as one row of `VRPBatch`)."""
+
+    locs: np.ndarray
+    linehaul: np.ndarray
+    backhaul: np.ndarray
+    capacity: float
+    early: np.ndarray
+    late: np.ndarray
+    service: np.ndarray
+    limit: float
+    open_route: bool
+    mixed: bool
+
+
+def _to_numpy(value: object) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value, dtype=np.float64)
+
+
+def _instance(instance: VRPBatch | Mapping[str, object]) -> _Instance:
+    """Accept a one-row `VRPBatch` or a mapping of its field names to one instance's arrays."""
+    if isinstance(instance, VRPBatch):
+        if instance.batch_size != 1:
+            raise ValueError(f"validate takes one instance, got a batch of {instance.batch_size}")
+        arrays = {f: _to_numpy(getattr(instance, f))[0] for f in FIELDS}
+    else:
+        missing = [f for f in FIELDS if f not in instance]
+        if missing:
+            raise ValueError(f"instance is missing fields {missing}")
+        arrays = {f: _to_numpy(instance[f]) for f in FIELDS}
+    windows = arrays["time_windows"]
+    return _Instance(
+        locs=arrays["locs"],
+        linehaul=arrays["linehaul_demand"],
+        backhaul=arrays["backhaul_demand"],
+        capacity=float(arrays["capacity"]),
+        early=windows[:, 0],
+        late=windows[:, 1],
+        service=arrays["service_time"],
+        limit=float(arrays["distance_limit"]),
+        open_route=bool(arrays["open_route"]),
+        mixed=bool(arrays["mixed_backhaul"]),
+    )
+
+
+def _within(value: float, limit: float) -> bool:
+    return value <= limit + FEASIBILITY_TOLERANCE * max(1.0, abs(limit))
+
+
+def _routes(solution: Sequence[int] | np.ndarray | torch.Tensor) -> list[list[int]]:
+    """Split at depot visits, dropping empty routes."""
+    if isinstance(solution, torch.Tensor):
+        solution = solution.detach().cpu().numpy()
+    routes: list[list[int]] = [[]]
+    for node in np.asarray(solution).reshape(-1).tolist():
+        if node == 0:
+            routes.append([])
+        else:
+            routes[-1].append(int(node))
+    return [r for r in routes if r]
+
+
+def _route_cost(inst: _Instance, route: list[int]) -> float:
+    """Check one route's capacity, precedence, time and length; return its cost."""
+    cap = inst.capacity
+    linehaul_total = float(sum(inst.linehaul[i] for i in route))
+    if inst.mixed and not _within(linehaul_total, cap):
+        raise _Violation(
+            "capacity", f"leaves the depot with linehaul load {linehaul_total:g} > {cap:g}"
+        )
+    delivered = picked = 0.0
+    seen_backhaul = False
+    pos, time, length = 0, inst.early[0], 0.0
+    for node in route:
+        step = float(np.linalg.norm(inst.locs[node] - inst.locs[pos]))
+        length += step
+        time += step
+        if not _within(time, inst.late[node]):
+            raise _Violation(
+                "time window", f"arrives at customer {node} at {time:.6g} > {inst.late[node]:.6g}"
+            )
+        time = max(time, inst.early[node]) + inst.service[node]
+        if inst.backhaul[node] > 0:
+            seen_backhaul = True
+        elif inst.linehaul[node] > 0 and seen_backhaul and not inst.mixed:
+            raise _Violation(
+                "backhaul precedence", f"linehaul customer {node} after a backhaul customer"
+            )
+        delivered += inst.linehaul[node]
+        picked += inst.backhaul[node]
+        load = linehaul_total - delivered + picked
+        if inst.mixed and not _within(load, cap):
+            raise _Violation("capacity", f"load {load:g} > {cap:g} after customer {node}")
+        pos = node
+    if not inst.mixed and not _within(delivered, cap):
+        raise _Violation("capacity", f"linehaul load {delivered:g} > {cap:g}")
+    if not inst.mixed and not _within(picked, cap):
+        raise _Violation("capacity", f"backhaul load {picked:g} > {cap:g}")
+    if not inst.open_route:
+        step = float(np.linalg.norm(inst.locs[0] - inst.locs[pos]))
+        length += step
+        time += step
+        if not _within(time, inst.late[0]):
+            raise _Violation(
+                "depot closing time", f"back at the depot at {time:.6g} > {inst.late[0]:.6g}"
+            )
+    if not _within(length, inst.limit):
+        raise _Violation("distance limit", f"length {length:.6g} > {inst.limit:.6g}")
+    return length
+
+
+def validate(
+    instance: VRPBatch | Mapping[str, object],
+    solution: Sequence[int] | np.ndarray | torch.Tensor,
+    name: str = "instance",
+) -> float:
+    """Cost of a feasible `solution`; raise `InfeasibleSolution` naming instance/route/constraint.
+
+    `instance` is a one-row `VRPBatch` (e.g. `batch.index(i)`) or a mapping from the
+    `VRPBatch` field names to one instance's arrays (locs [N, 2], demands [N], ...).
+    """
+    inst = _instance(instance)
+    num_nodes = inst.locs.shape[0]
+    routes = _routes(solution)
+    counts = np.zeros(num_nodes, dtype=np.int64)
+    for k, route in enumerate(routes):
+        for node in route:
+            if not 0 < node < num_nodes:
+                raise InfeasibleSolution(
+                    f"{name}: route {k} {route}: visits: node {node} not in [0, {num_nodes})"
+                )
+            counts[node] += 1
+    for node in range(1, num_nodes):
+        if counts[node] != 1:
+            raise InfeasibleSolution(
+                f"{name}: visits: customer {node} visited {counts[node]} times, expected once"
+            )
+    total = 0.0
+    for k, route in enumerate(routes):
+        try:
+            total += _route_cost(inst, route)
+        except _Violation as violation:
+            raise InfeasibleSolution(f"{name}: route {k} {route}: {violation}") from None
+    return total
+
+
+def validate_batch(
+    batch: VRPBatch, solutions: Sequence[Sequence[int]] | np.ndarray | torch.Tensor
+) -> np.ndarray:
+    """Costs [B] of one solution per instance (rows of a padded [B, T] array or a list)."""
+    if len(solutions) != batch.batch_size:
+        raise ValueError(f"got {len(solutions)} solutions for {batch.batch_size} instances")
+    arrays = {f: _to_numpy(getattr(batch, f)) for f in FIELDS}
+    return np.array(
+        [
+            validate({f: a[i] for f, a in arrays.items()}, solutions[i], name=f"instance {i}")
+            for i in range(batch.batch_size)
+        ]
+    )
