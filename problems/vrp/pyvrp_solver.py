@@ -1,0 +1,182 @@
+"""Reference solutions for all 16 variants from PyPI `pyvrp` (0.14, iterated local search).
+
+How each attribute maps onto PyVRP:
+
+* C: `delivery` on linehaul clients, vehicle `capacity`; one vehicle per customer (never binding).
+* B: backhaul customers get `pickup`, so PyVRP checks the load at every point of a route (mixed
+  backhaul). Strict backhaul (linehauls first) additionally puts `MAX_VALUE` on every
+  backhaul -> linehaul arc; the result is rejected if such an arc is used anyway.
+* O: arcs into the depot have distance and duration 0, and the depot has no closing time.
+* L: `max_distance` on the vehicle type.
+* TW: client `tw_early`/`tw_late`/`service_duration`; the depot's window is the shift.
+
+Integer scaling. PyVRP works in integers, so lengths and times are multiplied by `scale`
+(default 100000) and rounded *conservatively*: arc lengths, service times and earliest starts
+up, latest starts and the distance limit down; demands by `DEMAND_SCALE` up and the capacity
+down (a 1e-6 scaled-unit slack absorbs float noise such as 0.18 stored as 0.1800000072). Any
+solution that is feasible in integers is therefore feasible in float units, and its float cost,
+recomputed from the coordinates, is within (number of arcs) / `scale` of PyVRP's objective
+divided by `scale`; against the float optimum it is within 2 x (number of arcs) / `scale`.
+
+Every returned solution is checked by `problems.vrp.validator.validate` before it is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from pyvrp import Model
+from pyvrp.constants import MAX_VALUE
+from pyvrp.stop import MaxRuntime
+
+from problems.vrp.instance import VRPBatch
+from problems.vrp.validator import validate
+
+DEMAND_SCALE = 1_000_000
+SLACK = 1e-6
+
+
+@dataclass(frozen=True)
+class PyVRPSolution:
+    """A solved instance: node sequence with 0 between routes, e.g. [0, 3, 5, 0, 2, 1, 0], and
+    its cost in the batch's float units (open routes do not pay the return leg)."""
+
+    sequence: np.ndarray
+    cost: float
+
+
+def _up(value: np.ndarray | float, scale: float) -> np.ndarray:
+    return np.ceil(np.asarray(value, dtype=np.float64) * scale - SLACK).astype(np.int64)
+
+
+def _down(value: np.ndarray | float, scale: float) -> np.ndarray:
+    return np.floor(np.asarray(value, dtype=np.float64) * scale + SLACK).astype(np.int64)
+
+
+def instance_arrays(batch: VRPBatch, row: int) -> dict[str, np.ndarray]:
+    """Instance `row` of `batch` as float64/bool numpy arrays (picklable for worker processes)."""
+    return {
+        "locs": batch.locs[row].double().numpy(),
+        "linehaul": batch.linehaul_demand[row].double().numpy(),
+        "backhaul": batch.backhaul_demand[row].double().numpy(),
+        "capacity": batch.capacity[row].double().numpy(),
+        "windows": batch.time_windows[row].double().numpy(),
+        "service": batch.service_time[row].double().numpy(),
+        "limit": batch.distance_limit[row].double().numpy(),
+        "open": batch.open_route[row].numpy(),
+        "mixed": batch.mixed_backhaul[row].numpy(),
+    }
+
+
+def build_model(arrays: dict[str, np.ndarray], scale: int) -> Model:
+    """The PyVRP model of one instance (see the module docstring for the mapping)."""
+    locs, windows = arrays["locs"], arrays["windows"]
+    num_nodes = len(locs)
+    is_open, strict = bool(arrays["open"]), not bool(arrays["mixed"])
+    model = Model()
+    points = [model.add_location(float(x), float(y)) for x, y in locs * scale]
+    depot_late = MAX_VALUE if is_open or math.isinf(windows[0, 1]) else _down(windows[0, 1], scale)
+    model.add_depot(points[0], tw_early=int(_up(windows[0, 0], scale)), tw_late=int(depot_late))
+    limit = float(arrays["limit"])
+    model.add_vehicle_type(
+        num_available=num_nodes - 1,
+        capacity=[int(_down(arrays["capacity"], DEMAND_SCALE))],
+        max_distance=MAX_VALUE if math.isinf(limit) else int(_down(limit, scale)),
+    )
+    delivery, pickup = _up(arrays["linehaul"], DEMAND_SCALE), _up(arrays["backhaul"], DEMAND_SCALE)
+    for node in range(1, num_nodes):
+        late = windows[node, 1]
+        model.add_client(
+            points[node],
+            delivery=[int(delivery[node])],
+            pickup=[int(pickup[node])],
+            service_duration=int(_up(arrays["service"][node], scale)),
+            tw_early=int(_up(windows[node, 0], scale)),
+            tw_late=MAX_VALUE if math.isinf(late) else int(_down(late, scale)),
+        )
+    lengths = _up(np.linalg.norm(locs[:, None] - locs[None], axis=-1), scale)
+    if is_open:
+        lengths[:, 0] = 0
+    if strict:
+        is_backhaul = arrays["backhaul"] > 0
+        lengths[np.ix_(is_backhaul, ~is_backhaul & (np.arange(num_nodes) > 0))] = MAX_VALUE
+    for i in range(num_nodes):
+        for j in range(num_nodes):
+            if i != j:
+                model.add_edge(points[i], points[j], int(lengths[i, j]), int(lengths[i, j]))
+    return model
+
+
+def route_length(locs: np.ndarray, sequence: np.ndarray, open_route: bool) -> float:
+    """Float length of a 0-separated node sequence; open routes skip each return leg."""
+    total = 0.0
+    for frm, to in zip(sequence[:-1], sequence[1:], strict=True):
+        if not (open_route and to == 0):
+            total += float(np.linalg.norm(locs[frm] - locs[to]))
+    return total
+
+
+def solve_arrays(
+    arrays: dict[str, np.ndarray], time_limit: float, scale: int, seed: int
+) -> PyVRPSolution:
+    """Solve one instance given as `instance_arrays`; raise if PyVRP finds nothing feasible."""
+    result = build_model(arrays, scale).solve(MaxRuntime(time_limit), seed=seed, display=False)
+    if not result.is_feasible():
+        raise RuntimeError(f"PyVRP found no feasible solution within time_limit={time_limit}s")
+    nodes = [0]
+    for route in result.best.routes():
+        nodes += [activity.idx + 1 for activity in route if activity.is_client()] + [0]
+    sequence = np.asarray(nodes, dtype=np.int64)
+    if not arrays["mixed"]:
+        is_backhaul = arrays["backhaul"][sequence] > 0
+        after = sequence[1:] != 0
+        if (is_backhaul[:-1] & ~is_backhaul[1:] & after).any():
+            raise RuntimeError("PyVRP used a forbidden backhaul -> linehaul arc")
+    return PyVRPSolution(sequence, route_length(arrays["locs"], sequence, bool(arrays["open"])))
+
+
+class PyVRPSolver:
+    """PyVRP on every instance of a `VRPBatch`, one process per worker.
+
+    Args:
+        time_limit: seconds of search per instance (> 0).
+        num_workers: parallel processes (>= 1); 1 solves in this process.
+        scale: integer scaling of lengths and times (>= 1), see the module docstring.
+        seed: PyVRP's random seed (the same for every instance).
+    """
+
+    def __init__(
+        self, time_limit: float = 1.0, num_workers: int = 1, scale: int = 100_000, seed: int = 0
+    ) -> None:
+        if not time_limit > 0:
+            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        if num_workers < 1:
+            raise ValueError(f"num_workers must be >= 1, got {num_workers}")
+        if scale < 1:
+            raise ValueError(f"scale must be >= 1, got {scale}")
+        self.time_limit = time_limit
+        self.num_workers = num_workers
+        self.scale = scale
+        self.seed = seed
+
+    def solve(self, batch: VRPBatch) -> list[PyVRPSolution]:
+        """One validated solution per instance of `batch`, in batch order."""
+        batch.check("batch")
+        batch = batch.to("cpu")
+        jobs = [instance_arrays(batch, row) for row in range(batch.batch_size)]
+        args = (
+            [self.time_limit] * len(jobs),
+            [self.scale] * len(jobs),
+            [self.seed] * len(jobs),
+        )
+        if self.num_workers == 1:
+            solutions = list(map(solve_arrays, jobs, *args))
+        else:
+            with ProcessPoolExecutor(self.num_workers) as pool:
+                solutions = list(pool.map(solve_arrays, jobs, *args))
+        for row, solution in enumerate(solutions):
+            validate(batch.index(row), solution.sequence, name=f"instance {row}")
+        return solutions

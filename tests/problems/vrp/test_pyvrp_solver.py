@@ -1,0 +1,177 @@
+"""PyVRP reference solver: all 16 variants, brute-force optima, strict backhauls, bad input."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import fields
+
+import numpy as np
+import pytest
+import torch
+
+from problems.vrp.instance import VRPBatch
+from problems.vrp.pyvrp_solver import PyVRPSolver
+from problems.vrp.validator import InfeasibleSolution, validate
+from problems.vrp.variants import ALL_VARIANTS, Variant
+
+NUM_CUSTOMERS = 6
+SCALE = 100_000
+WINDOW_SPREAD, WINDOW_WIDTH, LIMIT_MARGIN = 2.0, 0.25, 0.1
+
+
+def tiny_instance(spec: Variant, seed: int, mixed: bool = False) -> VRPBatch:
+    """6 customers in the unit square, demands 1-9, capacity 15 (so 2-4 routes); customers 2
+    and 5 are backhauls with B; windows of width 0.25 starting up to 2 after the direct arrival,
+    service 0.1 and depot window [0, 4] with TW; with L a limit 0.1 above the longest direct
+    route (out and back, or out only when open)."""
+    gen = torch.Generator().manual_seed(seed)
+    n = NUM_CUSTOMERS
+    locs = torch.rand(1, n + 1, 2, generator=gen)
+    demand = torch.randint(1, 10, (1, n + 1), generator=gen).float()
+    demand[:, 0] = 0
+    is_backhaul = torch.zeros(1, n + 1, dtype=torch.bool)
+    if spec.backhaul:
+        is_backhaul[0, [2, 5]] = True
+    direct = (locs[0] - locs[0, 0]).norm(dim=-1)
+    windows = torch.tensor([0.0, math.inf]).repeat(1, n + 1, 1)
+    service = torch.zeros(1, n + 1)
+    if spec.time_windows:
+        early = direct + WINDOW_SPREAD * torch.rand(n + 1, generator=gen)
+        windows = torch.stack([early, early + WINDOW_WIDTH], -1)[None]
+        windows[0, 0] = torch.tensor([0.0, 4.0])
+        service[0, 1:] = 0.1
+    legs = 1 if spec.open_route else 2
+    limit = float(legs * direct.max() + LIMIT_MARGIN) if spec.distance_limit else math.inf
+    batch = VRPBatch(
+        locs=locs,
+        linehaul_demand=torch.where(is_backhaul, 0.0, demand),
+        backhaul_demand=torch.where(is_backhaul, demand, 0.0),
+        capacity=torch.full((1,), 15.0),
+        time_windows=windows,
+        service_time=service,
+        distance_limit=torch.tensor([limit]),
+        open_route=torch.tensor([spec.open_route]),
+        mixed_backhaul=torch.tensor([mixed]),
+    )
+    batch.check(spec.name)
+    return batch
+
+
+def sub_instance(arrays: dict[str, np.ndarray], nodes: list[int]) -> dict[str, np.ndarray]:
+    """One instance's field arrays restricted to `nodes` (the depot first), renumbered."""
+    per_node = ("locs", "linehaul_demand", "backhaul_demand", "time_windows", "service_time")
+    return {f: a[nodes] if f in per_node else a for f, a in arrays.items()}
+
+
+def brute_force(batch: VRPBatch) -> tuple[float, list[int]]:
+    """Optimal cost and solution: every order of the customers split optimally into consecutive
+    routes (every solution is an order split into routes); each route is judged by the
+    validator on the instance restricted to the depot and that route."""
+    n = batch.num_nodes - 1
+    arrays = {f.name: getattr(batch, f.name)[0].double().numpy() for f in fields(batch)}
+    route_costs: dict[tuple[int, ...], float] = {}
+
+    def route_cost(route: tuple[int, ...]) -> float:
+        if route not in route_costs:
+            sub = sub_instance(arrays, [0, *route])
+            try:
+                route_costs[route] = validate(sub, [0, *range(1, len(route) + 1), 0])
+            except InfeasibleSolution:
+                route_costs[route] = math.inf
+        return route_costs[route]
+
+    best, best_solution = math.inf, [0]
+    for order in itertools.permutations(range(1, n + 1)):
+        cost = [0.0] + [math.inf] * n  # cost[k]: best split of the first k customers
+        cut = [0] * (n + 1)
+        for end in range(1, n + 1):
+            for start in range(end):
+                value = cost[start] + route_cost(order[start:end])
+                if value < cost[end]:
+                    cost[end], cut[end] = value, start
+        if cost[n] < best:
+            best, end, routes = cost[n], n, []
+            while end > 0:
+                routes.insert(0, [*order[cut[end] : end], 0])
+                end = cut[end]
+            best_solution = [0, *itertools.chain.from_iterable(routes)]
+    return best, best_solution
+
+
+def routes_of(sequence: np.ndarray) -> list[list[int]]:
+    """The non-empty routes of a 0-separated node sequence."""
+    routes: list[list[int]] = [[]]
+    for node in sequence.tolist():
+        if node == 0:
+            routes.append([])
+        else:
+            routes[-1].append(node)
+    return [route for route in routes if route]
+
+
+@pytest.mark.parametrize("name", list(ALL_VARIANTS))
+def test_every_variant_matches_brute_force(name: str) -> None:
+    """Each of the 16 variants on a 6-customer instance: PyVRP's solution is valid and its
+    float cost equals the brute-force optimum within the rounding bound 2 x arcs / scale."""
+    batch = tiny_instance(ALL_VARIANTS[name], seed=3)
+    start = time.perf_counter()
+    (solution,) = PyVRPSolver(time_limit=0.05, scale=SCALE).solve(batch)
+    assert time.perf_counter() - start < 0.5
+    assert validate(batch, solution.sequence) == pytest.approx(solution.cost, abs=1e-9)
+    optimum, _ = brute_force(batch)
+    arcs = len(solution.sequence) - 1
+    assert abs(solution.cost - optimum) <= 2 * arcs / SCALE
+
+
+def test_constraints_bind_on_the_tiny_instances() -> None:
+    """The brute-force optimum grows when L, TW or strict backhauls are switched on."""
+    names = ["CVRP", "VRPL", "VRPTW", "VRPLTW", "OVRP", "OVRPL", "OVRPTW", "OVRPLTW", "VRPB"]
+    optimum = {name: brute_force(tiny_instance(ALL_VARIANTS[name], seed=3))[0] for name in names}
+    for base, prefix in (("CVRP", ""), ("OVRP", "O")):
+        for constrained in ("L", "TW", "LTW"):
+            assert optimum[prefix + "VRP" + constrained] > optimum[base] + 1e-3
+    mixed = brute_force(tiny_instance(ALL_VARIANTS["VRPB"], seed=3, mixed=True))[0]
+    assert mixed < optimum["VRPB"] - 1e-3
+
+
+@pytest.mark.parametrize("name", ["VRPB", "OVRPBTW"])
+def test_strict_backhaul_precedence(name: str) -> None:
+    """Strict: in every route no linehaul follows a backhaul; mixed reaches the lower mixed
+    optimum, so the forbidden arcs are what keeps the strict solution ordered."""
+    batch = tiny_instance(ALL_VARIANTS[name], seed=3)
+    (strict,) = PyVRPSolver(time_limit=0.05).solve(batch)
+    is_backhaul = batch.backhaul_demand[0] > 0
+    for route in routes_of(strict.sequence):
+        flags = [bool(is_backhaul[node]) for node in route]
+        assert flags == sorted(flags)
+    mixed_batch = tiny_instance(ALL_VARIANTS[name], seed=3, mixed=True)
+    (mixed,) = PyVRPSolver(time_limit=0.05).solve(mixed_batch)
+    optimum, _ = brute_force(mixed_batch)
+    assert mixed.cost == pytest.approx(optimum, abs=2 * len(mixed.sequence) / SCALE)
+    assert mixed.cost < strict.cost - 1e-3
+
+
+def test_workers_and_batch_order() -> None:
+    """Two worker processes return the same solutions as one, in batch order."""
+    rows = [
+        tiny_instance(ALL_VARIANTS[name], seed=seed)
+        for seed, name in enumerate(["CVRP", "VRPTW", "OVRPB"])
+    ]
+    batch = VRPBatch(*(torch.cat([getattr(r, f.name) for r in rows]) for f in fields(VRPBatch)))
+    serial = PyVRPSolver(time_limit=0.05).solve(batch)
+    parallel = PyVRPSolver(time_limit=0.05, num_workers=2).solve(batch)
+    assert [s.cost for s in serial] == pytest.approx([p.cost for p in parallel], abs=1e-9)
+    for row, solution in enumerate(serial):
+        assert solution.cost == pytest.approx(brute_force(batch.index(row))[0], abs=1e-3)
+
+
+def test_bad_arguments_name_the_field() -> None:
+    """Non-positive time limit, zero workers or scale raise naming the argument."""
+    with pytest.raises(ValueError, match="time_limit"):
+        PyVRPSolver(time_limit=-1.0)
+    with pytest.raises(ValueError, match="num_workers"):
+        PyVRPSolver(num_workers=0)
+    with pytest.raises(ValueError, match="scale"):
+        PyVRPSolver(scale=0)
