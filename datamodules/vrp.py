@@ -1,0 +1,324 @@
+"""VRP data: fresh random training instances every epoch, fixed cached val/test sets, CVRPLIB.
+
+Training batches come from `problems.vrp.generator.generate`, seeded by (seed, epoch, rank,
+step), so every epoch sees new instances, every DDP rank different ones, and a rerun (or a
+resume at an epoch boundary) the same ones. Validation and test sets are generated once per
+(variant, size) with a fixed seed and saved to `cache_dir` as npz together with PyVRP reference
+solutions and costs (`problems.vrp.pyvrp_solver`, validated); later runs load the files.
+CVRPLIB instances (`"CVRP/X-n101-k25"`, `"VRPTW/C1_10_1"`, ...) can be added to the test set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, IterableDataset
+
+from problems.vrp import cvrplib
+from problems.vrp.generator import generate
+from problems.vrp.instance import VRPBatch
+from problems.vrp.pyvrp_solver import PyVRPSolver
+from problems.vrp.variants import ALL_VARIANTS, variant
+
+SPLITS = ("val", "test")
+
+
+@dataclass(frozen=True)
+class VRPEvalBatch:
+    """Evaluation instances with their reference.
+
+    Attributes:
+        instances: the instances [B] in model units.
+        reference_cost: PyVRP cost (generated sets) or BKS / scale (CVRPLIB) [B]; NaN if none.
+        scale: instance units per model unit [B] (1 for generated instances).
+        name: "CVRP/n20" for a generated set, "CVRP/X-n101-k25" for a CVRPLIB instance.
+    """
+
+    instances: VRPBatch
+    reference_cost: torch.Tensor
+    scale: torch.Tensor
+    name: str
+
+    def to(self, device: torch.device | str) -> VRPEvalBatch:
+        return VRPEvalBatch(
+            self.instances.to(device),
+            self.reference_cost.to(device),
+            self.scale.to(device),
+            self.name,
+        )
+
+
+def derived_seed(*keys: int) -> int:
+    """A 63-bit seed that depends on every key (no collisions between nearby tuples)."""
+    return int(np.random.SeedSequence(list(keys)).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+class GeneratedBatches(IterableDataset):
+    """`num_batches` generated training batches per pass; `epoch()` and `rank` pick the seed."""
+
+    def __init__(
+        self,
+        variants: str | list[str],
+        num_customers: int,
+        batch_size: int,
+        num_batches: int,
+        seed: int,
+        rank: int,
+        epoch: Callable[[], int],
+        mixed_backhaul: bool,
+    ) -> None:
+        self.variants = variants
+        self.num_customers = num_customers
+        self.batch_size = batch_size
+        self.num_batches = num_batches
+        self.seed = seed
+        self.rank = rank
+        self.epoch = epoch
+        self.mixed_backhaul = mixed_backhaul
+
+    def __len__(self) -> int:
+        return self.num_batches
+
+    def __iter__(self) -> Iterator[VRPBatch]:
+        epoch = self.epoch()
+        for step in range(self.num_batches):
+            yield generate(
+                self.variants,
+                self.num_customers,
+                self.batch_size,
+                seed=derived_seed(self.seed, epoch, self.rank, step),
+                mixed_backhaul=self.mixed_backhaul,
+            )
+
+
+class EvalChunks(IterableDataset):
+    """One `VRPEvalBatch` per chunk of `batch_size` rows of a fixed evaluation set."""
+
+    def __init__(self, sets: list[VRPEvalBatch], batch_size: int) -> None:
+        self.sets = sets
+        self.batch_size = batch_size
+
+    def __iter__(self) -> Iterator[VRPEvalBatch]:
+        for item in self.sets:
+            for start in range(0, item.instances.batch_size, self.batch_size):
+                rows = slice(start, start + self.batch_size)
+                yield VRPEvalBatch(
+                    item.instances.index(rows),
+                    item.reference_cost[rows],
+                    item.scale[rows],
+                    item.name,
+                )
+
+
+class VRPDataModule(L.LightningDataModule):
+    """Random VRP instances for training, fixed seeded val/test sets, optional CVRPLIB tests.
+
+    Args:
+        train_variants: a variant name, a list of names (mixed round-robin within each batch)
+            or "mixed" (each of O, B, L, TW on with probability 0.5 per instance).
+        num_customers: training instance size n.
+        batch_size: training instances per batch.
+        batches_per_epoch: training batches per epoch (per rank).
+        eval_variants: variants of the val/test sets; None = the training variants (all 16
+            when training on "mixed").
+        eval_sizes: customer counts of the val/test sets; None = [num_customers].
+        val_instances: instances per val set (variant, size).
+        test_instances: instances per test set (variant, size).
+        eval_batch_size: instances per evaluation batch.
+        cache_dir: where the val/test npz files are written once and read afterwards.
+        reference_time_limit: PyVRP seconds per instance for the reference costs; None = no
+            reference (costs NaN).
+        reference_workers: PyVRP worker processes while building the references.
+        cvrplib_instances: extra test instances, "<benchmark>/<name>" with benchmark in
+            CVRP, VRPB, VRPTW; None = none.
+        cvrplib_dir: folder holding the CVRP/VRPB/VRPTW benchmark folders; None = the shared
+            `vrplib/` folder.
+        mixed_backhaul: backhauls may interleave with linehauls (default strict).
+        seed: base seed of every generated instance.
+    """
+
+    def __init__(
+        self,
+        train_variants: str | list[str] = "CVRP",
+        num_customers: int = 20,
+        batch_size: int = 64,
+        batches_per_epoch: int = 10,
+        eval_variants: list[str] | None = None,
+        eval_sizes: list[int] | None = None,
+        val_instances: int = 16,
+        test_instances: int = 16,
+        eval_batch_size: int = 64,
+        cache_dir: str = "data/vrp",
+        reference_time_limit: float | None = 0.1,
+        reference_workers: int = 1,
+        cvrplib_instances: list[str] | None = None,
+        cvrplib_dir: str | None = None,
+        mixed_backhaul: bool = False,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        if train_variants == "mixed":
+            names = list(ALL_VARIANTS)
+        else:
+            names = [train_variants] if isinstance(train_variants, str) else list(train_variants)
+        if not names:
+            raise ValueError("train_variants must not be empty")
+        for name in [*names, *(eval_variants or [])]:
+            variant(name)
+        positive = {
+            "num_customers": num_customers,
+            "batch_size": batch_size,
+            "batches_per_epoch": batches_per_epoch,
+            "val_instances": val_instances,
+            "test_instances": test_instances,
+            "eval_batch_size": eval_batch_size,
+            "reference_workers": reference_workers,
+            "eval_sizes": min(eval_sizes or [1]),
+        }
+        for field, value in positive.items():
+            if value < 1:
+                raise ValueError(f"{field} must be >= 1, got {value}")
+        if reference_time_limit is not None and not reference_time_limit > 0:
+            raise ValueError(
+                f"reference_time_limit must be > 0 or None, got {reference_time_limit}"
+            )
+        for entry in cvrplib_instances or []:
+            benchmark, _, name = entry.partition("/")
+            if benchmark not in cvrplib.BENCHMARKS or not name:
+                raise ValueError(
+                    f"cvrplib_instances: {entry!r} must be '<benchmark>/<name>' with benchmark in "
+                    f"{list(cvrplib.BENCHMARKS)}"
+                )
+        self.save_hyperparameters()
+        self.train_variants = train_variants
+        self.num_customers = num_customers
+        self.batch_size = batch_size
+        self.batches_per_epoch = batches_per_epoch
+        self.eval_variants = names if eval_variants is None else list(eval_variants)
+        self.eval_sizes = list(eval_sizes) if eval_sizes is not None else [num_customers]
+        self.counts = {"val": val_instances, "test": test_instances}
+        self.eval_batch_size = eval_batch_size
+        self.cache_dir = Path(cache_dir)
+        self.reference_time_limit = reference_time_limit
+        self.reference_workers = reference_workers
+        self.cvrplib_instances = list(cvrplib_instances or [])
+        self.cvrplib_dir = cvrplib_dir
+        self.mixed_backhaul = mixed_backhaul
+        self.seed = seed
+        self.eval_sets: dict[str, list[VRPEvalBatch]] = {}
+
+    @property
+    def eval_names(self) -> list[str]:
+        """Names of the val dataloaders in order ("CVRP/n20", ...); the test dataloaders are
+        these followed by "cvrplib" when CVRPLIB instances are configured."""
+        return [f"{v}/n{n}" for v in self.eval_variants for n in self.eval_sizes]
+
+    def cache_path(self, split: str, variant_name: str, size: int) -> Path:
+        """The npz file of one evaluation set; every setting it depends on is in the name."""
+        limit = "none" if self.reference_time_limit is None else f"{self.reference_time_limit:g}"
+        backhaul = "mixed" if self.mixed_backhaul else "strict"
+        count = self.counts[split]
+        stem = f"{split}_{variant_name}_n{size}_k{count}_seed{self.seed}_{backhaul}_t{limit}"
+        return self.cache_dir / f"{stem}.npz"
+
+    def prepare_data(self) -> None:
+        """Generate, solve and save every val/test set that is not cached yet (rank 0 only)."""
+        for split in SPLITS:
+            for index, name in enumerate(self.eval_variants):
+                for size in self.eval_sizes:
+                    path = self.cache_path(split, name, size)
+                    if not path.is_file():
+                        seed = derived_seed(self.seed, SPLITS.index(split) + 1, index, size)
+                        self._write_set(path, name, size, self.counts[split], seed)
+
+    def _write_set(self, path: Path, name: str, size: int, count: int, seed: int) -> None:
+        batch = generate(name, size, count, seed=seed, mixed_backhaul=self.mixed_backhaul)
+        costs = np.full(count, np.nan)
+        sequences = np.zeros((count, 1), dtype=np.int64)
+        if self.reference_time_limit is not None:
+            solver = PyVRPSolver(self.reference_time_limit, self.reference_workers)
+            solutions = solver.solve(batch)
+            costs = np.array([s.cost for s in solutions])
+            sequences = np.zeros((count, max(len(s.sequence) for s in solutions)), dtype=np.int64)
+            for row, solution in enumerate(solutions):
+                sequences[row, : len(solution.sequence)] = solution.sequence
+        arrays = {f.name: getattr(batch, f.name).numpy() for f in fields(VRPBatch)}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial.npz")
+        np.savez(partial, reference_cost=costs, reference_solution=sequences, **arrays)
+        os.replace(partial, path)
+
+    def load_set(self, split: str, name: str, size: int) -> VRPEvalBatch:
+        """One cached evaluation set (run `prepare_data` first)."""
+        path = self.cache_path(split, name, size)
+        if not path.is_file():
+            raise FileNotFoundError(f"cache_dir: no {path}; call prepare_data() first")
+        with np.load(path) as data:
+            batch = VRPBatch(**{f.name: torch.from_numpy(data[f.name]) for f in fields(VRPBatch)})
+            cost = torch.from_numpy(data["reference_cost"])
+        batch.check(str(path))
+        return VRPEvalBatch(batch, cost, torch.ones_like(cost), f"{name}/n{size}")
+
+    def _cvrplib_sets(self) -> list[VRPEvalBatch]:
+        sets = []
+        for entry in self.cvrplib_instances:
+            benchmark, _, name = entry.partition("/")
+            instance = cvrplib.load_instance(benchmark, name, self.cvrplib_dir)
+            scale = torch.tensor([instance.scale], dtype=torch.float64)
+            cost = torch.tensor([instance.bks_cost], dtype=torch.float64) / scale
+            sets.append(VRPEvalBatch(cvrplib.to_batch(instance), cost, scale, entry))
+        return sets
+
+    def setup(self, stage: str | None = None) -> None:
+        if stage in (None, "fit", "validate"):
+            self.eval_sets["val"] = [
+                self.load_set("val", v, n) for v in self.eval_variants for n in self.eval_sizes
+            ]
+        if stage in (None, "test"):
+            self.eval_sets["test"] = [
+                self.load_set("test", v, n) for v in self.eval_variants for n in self.eval_sizes
+            ]
+            self.eval_sets["cvrplib"] = self._cvrplib_sets()
+
+    def _epoch(self) -> int:
+        return 0 if self.trainer is None else self.trainer.current_epoch
+
+    def _rank(self) -> int:
+        return 0 if self.trainer is None else self.trainer.global_rank
+
+    def train_dataloader(self) -> DataLoader:
+        dataset = GeneratedBatches(
+            self.train_variants,
+            self.num_customers,
+            self.batch_size,
+            self.batches_per_epoch,
+            self.seed,
+            self._rank(),
+            self._epoch,
+            self.mixed_backhaul,
+        )
+        return DataLoader(dataset, batch_size=None)
+
+    def val_dataloader(self) -> list[DataLoader]:
+        return [self._loader([item]) for item in self.eval_sets["val"]]
+
+    def test_dataloader(self) -> list[DataLoader]:
+        loaders = [self._loader([item]) for item in self.eval_sets["test"]]
+        if self.eval_sets["cvrplib"]:
+            loaders.append(self._loader(self.eval_sets["cvrplib"]))
+        return loaders
+
+    def _loader(self, sets: list[VRPEvalBatch]) -> DataLoader:
+        return DataLoader(EvalChunks(sets, self.eval_batch_size), batch_size=None)
+
+    def transfer_batch_to_device(
+        self, batch: VRPBatch | VRPEvalBatch, device: torch.device, dataloader_idx: int
+    ) -> VRPBatch | VRPEvalBatch:
+        """Move a batch (frozen dataclasses, which Lightning's default transfer rejects)."""
+        return batch.to(device)

@@ -1,0 +1,157 @@
+"""VRPDataModule: per-epoch training instances, cached val/test sets with PyVRP references."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import pytest
+import torch
+
+from datamodules.vrp import GeneratedBatches, VRPDataModule, VRPEvalBatch
+from problems.data_paths import shared_data_path
+from problems.vrp.instance import VRPBatch
+from problems.vrp.validator import validate
+
+
+def small(tmp_path: Path, **changes: object) -> VRPDataModule:
+    """A 6-customer module with 3-instance eval sets and 0.05 s references."""
+    settings: dict[str, object] = {
+        "num_customers": 6,
+        "batch_size": 4,
+        "batches_per_epoch": 2,
+        "val_instances": 3,
+        "test_instances": 3,
+        "eval_batch_size": 2,
+        "cache_dir": str(tmp_path / "cache"),
+        "reference_time_limit": 0.05,
+    }
+    return VRPDataModule(**{**settings, **changes})  # type: ignore[arg-type]
+
+
+def test_training_batches_change_per_epoch_and_mix_variants() -> None:
+    """A list of variants alternates within a batch; epoch 1 differs from epoch 0, a rerun of
+    epoch 0 is identical, and the batches of one epoch differ from each other."""
+    epoch = [0]
+    dataset = GeneratedBatches(["CVRP", "VRPTW"], 6, 4, 2, 0, 0, lambda: epoch[0], False)
+    first = list(dataset)
+    assert len(first) == 2 and all(isinstance(b, VRPBatch) for b in first)
+    assert [first[0].variant_of(row).name for row in range(4)] == ["CVRP", "VRPTW"] * 2
+    assert not torch.equal(first[0].locs, first[1].locs)
+    assert torch.equal(list(dataset)[0].locs, first[0].locs)
+    epoch[0] = 1
+    assert not torch.equal(list(dataset)[0].locs, first[0].locs)
+    other_rank = GeneratedBatches(["CVRP", "VRPTW"], 6, 4, 2, 0, 1, lambda: 0, False)
+    assert not torch.equal(next(iter(other_rank)).locs, first[0].locs)
+
+
+def test_eval_sets_are_cached_with_valid_references(tmp_path: Path) -> None:
+    """prepare_data writes one npz per split; every reference solution passes the validator at
+    the stored cost; a second prepare_data reuses the files."""
+    module = small(tmp_path, train_variants="VRPTW")
+    module.prepare_data()
+    files = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert files == [
+        "test_VRPTW_n6_k3_seed0_strict_t0.05.npz",
+        "val_VRPTW_n6_k3_seed0_strict_t0.05.npz",
+    ]
+    stamps = [p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()]
+    module.prepare_data()
+    assert stamps == [p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()]
+    with np.load(module.cache_path("val", "VRPTW", 6)) as data:
+        solutions, costs = data["reference_solution"], data["reference_cost"]
+    module.setup("fit")
+    (val,) = module.eval_sets["val"]
+    assert val.name == "VRPTW/n6" and val.instances.batch_size == 3
+    for row in range(3):
+        cost = validate(val.instances.index(row), solutions[row])
+        assert cost == pytest.approx(costs[row], abs=1e-9)
+        assert val.instances.variant_of(row).name == "VRPTW"
+    assert torch.equal(val.reference_cost, torch.from_numpy(costs))
+    chunks = list(module.val_dataloader()[0])
+    assert [c.instances.batch_size for c in chunks] == [2, 1]
+    module.setup("test")
+    assert not torch.equal(module.eval_sets["test"][0].instances.locs, val.instances.locs)
+
+
+def test_val_and_test_sets_do_not_depend_on_the_cache(tmp_path: Path) -> None:
+    """Rebuilding the sets in another folder reproduces them bit for bit (fixed seeds)."""
+    first, second = small(tmp_path / "a"), small(tmp_path / "b")
+    for module in (first, second):
+        module.prepare_data()
+        module.setup("fit")
+    a, b = first.eval_sets["val"][0], second.eval_sets["val"][0]
+    assert torch.equal(a.instances.locs, b.instances.locs)
+    assert torch.equal(a.reference_cost, b.reference_cost)
+
+
+@pytest.mark.skipif(not shared_data_path("vrplib/CVRP").is_dir(), reason="no shared vrplib data")
+def test_cvrplib_test_set(tmp_path: Path) -> None:
+    """The CVRPLIB option appends a test loader whose X-n101-k25 reference is its BKS 27591."""
+    module = small(tmp_path, reference_time_limit=None, cvrplib_instances=["CVRP/X-n101-k25"])
+    module.prepare_data()
+    module.setup("test")
+    loaders = module.test_dataloader()
+    assert len(loaders) == 2 and torch.isnan(module.eval_sets["test"][0].reference_cost).all()
+    (item,) = list(loaders[1])
+    assert item.name == "CVRP/X-n101-k25" and item.instances.num_nodes == 101
+    assert float(item.reference_cost[0] * item.scale[0]) == pytest.approx(27591)
+
+
+class Recorder(L.LightningModule):
+    """Records the training batches it sees; one dummy parameter to optimise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+        self.seen: list[torch.Tensor] = []
+        self.val_names: list[str] = []
+
+    def training_step(self, batch: VRPBatch, batch_idx: int) -> torch.Tensor:
+        self.seen.append(batch.locs.clone())
+        return (self.weight - batch.locs.mean()) ** 2
+
+    def validation_step(self, batch: VRPEvalBatch, batch_idx: int, dataloader_idx: int = 0) -> None:
+        self.val_names.append(batch.name)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def test_fit_sees_new_instances_every_epoch(tmp_path: Path) -> None:
+    """Under a Trainer, 2 epochs x 2 batches are 4 different batches; validation runs on the
+    cached sets of both variants."""
+    module = Recorder()
+    trainer = L.Trainer(
+        max_epochs=2,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        accelerator="cpu",
+        default_root_dir=tmp_path,
+    )
+    trainer.fit(module, datamodule=small(tmp_path, train_variants=["CVRP", "OVRP"]))
+    assert len(module.seen) == 4
+    assert len({tuple(x.flatten().tolist()) for x in module.seen}) == 4
+    assert sorted(set(module.val_names)) == ["CVRP/n6", "OVRP/n6"]
+
+
+def test_bad_arguments_name_the_field(tmp_path: Path) -> None:
+    """Unknown variant, bad sizes, negative time limit, malformed CVRPLIB entry, missing cache."""
+    with pytest.raises(ValueError, match="variant must be one of"):
+        small(tmp_path, train_variants="TSP")
+    with pytest.raises(ValueError, match="variant must be one of"):
+        small(tmp_path, eval_variants=["CVRP", "VRPX"])
+    with pytest.raises(ValueError, match="num_customers must be >= 1"):
+        small(tmp_path, num_customers=0)
+    with pytest.raises(ValueError, match="eval_sizes must be >= 1"):
+        small(tmp_path, eval_sizes=[10, 0])
+    with pytest.raises(ValueError, match="reference_time_limit must be > 0"):
+        small(tmp_path, reference_time_limit=-1.0)
+    with pytest.raises(ValueError, match="cvrplib_instances"):
+        small(tmp_path, cvrplib_instances=["X-n101-k25"])
+    with pytest.raises(FileNotFoundError, match="cache_dir"):
+        small(tmp_path).setup("fit")
