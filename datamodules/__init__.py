@@ -4,10 +4,12 @@ from datamodules.compas import CompasDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
+from datamodules.vrp import VRPDataModule
 
 __all__ = [
     "CompasDataModule",
     "DigitsDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",
+    "VRPDataModule",
 ]
