@@ -1,0 +1,258 @@
+"""Batched VRP environment in torch for all 16 variants (no Python loop over instances).
+
+Shapes: B instances, S starts per instance, R = S * B state rows (row r = s * B + b belongs to
+instance b and start s, the POMO layout), N = n + 1 nodes, T = steps taken so far.
+
+Actions are node indices; 0 returns to the depot (for an open route it just ends the route, at
+no cost) and starts a new vehicle at the depot's earliest time. Masking rules (`action_mask`),
+with `FEASIBILITY_TOLERANCE` slack on every limit exactly as in the validator:
+
+- customer j is legal iff it is unvisited and: its demand fits (strict backhaul: linehaul load
+  + d_j <= Q and no backhaul served yet in the route for a linehaul j, backhaul load + p_j <= Q
+  for a backhaul j; mixed: D + M + d_j <= Q for a linehaul j, where D is the route's linehaul so
+  far and M the largest pickup surplus (picked - delivered) over the route's prefixes, and
+  P + p_j <= Q for a backhaul j, which is exactly "the running load, starting with the route's
+  linehaul total, stays within Q"); arrival <= latest_j; the route could still return to the
+  depot afterwards: length + d_cur,j + d_j0 <= L and max(arrival, earliest_j) + s_j + d_j0 <=
+  depot latest (both without the return term for open routes).
+- the depot is legal from a customer (always feasible: every legal move kept the return
+  possible) and at the depot only once all customers are served (after that it is the only
+  legal action and a no-op, so finished rows simply idle). Depot-to-depot while customers remain
+  is masked: it is an empty route and would let a policy loop forever; it is the one move the
+  validator tolerates (repeated zeros) that the env refuses.
+
+No dead ends: at a customer the depot is legal; at the depot with customers left, every
+unserved customer is feasible on an out-and-back route, which `VRPBatch.check()` guarantees.
+The mask is exact: a prefix plus a legal action can always be completed (close the route, then
+one route per remaining customer), and an illegal customer action can never be completed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from problems.vrp.instance import VRPBatch, slack_limit
+
+
+@dataclass(frozen=True)
+class VRPState:
+    """Decoding state; every field is a tensor (or a tuple of them), shapes in the module doc.
+
+    Attributes:
+        batch: the instances repeated per start, R rows.
+        dist: distance matrix [B, N, N] of the B distinct instances (not repeated).
+        instance: [R] long, the instance (row of `dist`) each state row belongs to.
+        depot_dist: [R, N] distance from each node back to the depot.
+        current: [R] long, current node.
+        visited: [R, N] bool, customers served (depot column always False).
+        time: [R] time at which the vehicle leaves `current`.
+        route_length: [R] length of the current route so far (return leg not included).
+        linehaul_load: [R] linehaul demand served in the current route (D).
+        backhaul_load: [R] backhaul demand picked up in the current route (P).
+        peak_surplus: [R] max over the route's prefixes of (picked - delivered), >= 0 (M).
+        after_backhaul: [R] bool, the current route has served a backhaul customer.
+        capacity_limit, length_limit, close_limit: [R] capacity, distance limit and depot
+            latest time, each with the feasibility tolerance added.
+        late_limit: [R, N] latest service start with the tolerance added.
+        actions: T tensors [R] long, the actions taken (including idle depot moves).
+    """
+
+    batch: VRPBatch
+    dist: Tensor
+    instance: Tensor
+    depot_dist: Tensor
+    current: Tensor
+    visited: Tensor
+    time: Tensor
+    route_length: Tensor
+    linehaul_load: Tensor
+    backhaul_load: Tensor
+    peak_surplus: Tensor
+    after_backhaul: Tensor
+    capacity_limit: Tensor
+    length_limit: Tensor
+    close_limit: Tensor
+    late_limit: Tensor
+    actions: tuple[Tensor, ...]
+
+    @property
+    def num_rows(self) -> int:
+        return self.current.shape[0]
+
+
+def _initial_state(batch: VRPBatch, num_starts: int) -> VRPState:
+    b, n = batch.batch_size, batch.num_nodes
+    instance = torch.arange(b, device=batch.locs.device).repeat(num_starts)
+    rows = batch.index(instance)
+    dist = batch.distances()
+    zeros = torch.zeros(b * num_starts, dtype=batch.locs.dtype, device=batch.locs.device)
+    return VRPState(
+        batch=rows,
+        dist=dist,
+        instance=instance,
+        depot_dist=dist[:, :, 0][instance],
+        current=torch.zeros_like(instance),
+        visited=torch.zeros(b * num_starts, n, dtype=torch.bool, device=instance.device),
+        time=rows.time_windows[:, 0, 0].clone(),
+        route_length=zeros,
+        linehaul_load=zeros,
+        backhaul_load=zeros,
+        peak_surplus=zeros,
+        after_backhaul=torch.zeros_like(instance, dtype=torch.bool),
+        capacity_limit=slack_limit(rows.capacity),
+        length_limit=slack_limit(rows.distance_limit),
+        close_limit=slack_limit(rows.time_windows[:, 0, 1]),
+        late_limit=slack_limit(rows.time_windows[:, :, 1]),
+        actions=(),
+    )
+
+
+def _left_align(prefix: Tensor) -> Tensor:
+    """Move padding (-1) to the front as idle depot moves (0), keeping the order of the rest."""
+    order = torch.argsort((prefix >= 0).to(torch.int8), dim=1, stable=True)
+    return prefix.gather(1, order).clamp(min=0)
+
+
+def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) -> VRPState:
+    """Start state for `num_starts` copies of every instance (R = num_starts * B rows).
+
+    Without a prefix and with num_starts > 1, start s first visits customer s + 1 (POMO's
+    distinct first nodes; needs num_starts <= n). With `prefix` [B, P] long (actions in the
+    env's format; -1 pads a shorter row, zeros while at the depot are idle moves), every copy
+    of instance b starts after replaying prefix[b]; an infeasible prefix action raises.
+    """
+    n_customers = batch.num_nodes - 1
+    if num_starts < 1 or (prefix is None and num_starts > n_customers):
+        raise ValueError(f"num_starts must be in [1, {n_customers}], got {num_starts}")
+    state = _initial_state(batch, num_starts)
+    if prefix is None:
+        if num_starts > 1:
+            first = torch.arange(1, num_starts + 1, device=state.current.device)
+            state = step(state, first.repeat_interleave(batch.batch_size))
+        return state
+    prefix = torch.as_tensor(prefix, dtype=torch.long, device=state.current.device)
+    if prefix.dim() != 2 or prefix.shape[0] != batch.batch_size:
+        raise ValueError(f"prefix must have shape [{batch.batch_size}, P], got {prefix.shape}")
+    if ((prefix < -1) | (prefix > n_customers)).any():
+        raise ValueError(f"prefix entries must be -1 (padding) or nodes in [0, {n_customers}]")
+    prefix = _left_align(prefix).repeat(num_starts, 1)
+    for t in range(prefix.shape[1]):
+        action = prefix[:, t]
+        idle = (action == 0) & (state.current == 0)
+        legal = action_mask(state).gather(1, action[:, None]).squeeze(1) | idle
+        if not bool(legal.all()):
+            row = int((~legal).nonzero()[0]) % batch.batch_size
+            raise ValueError(f"prefix[{row}]: action {int(action[row])} is infeasible")
+        state = step(state, action)
+    return state
+
+
+def _take(values: Tensor, action: Tensor) -> Tensor:
+    """values[r, action[r]] for [R, N] values."""
+    return values.gather(1, action[:, None]).squeeze(1)
+
+
+def step(state: VRPState, action: Tensor) -> VRPState:
+    """Move every row to `action` [R] (assumed legal under `action_mask`; not re-checked)."""
+    b = state.batch
+    n = b.num_nodes
+    flat = (state.instance * n + state.current) * n + action
+    arc = state.dist.reshape(-1)[flat]
+    to_depot = action == 0
+    arrive = state.time + arc
+    leave = torch.maximum(arrive, _take(b.time_windows[:, :, 0], action)) + _take(
+        b.service_time, action
+    )
+    delivered = state.linehaul_load + _take(b.linehaul_demand, action)
+    picked = state.backhaul_load + _take(b.backhaul_demand, action)
+    surplus = torch.maximum(state.peak_surplus, picked - delivered)
+    visited = state.visited.scatter(1, action[:, None], True)
+    visited[:, 0] = False
+    zero = torch.zeros_like(arc)
+    return VRPState(
+        batch=b,
+        dist=state.dist,
+        instance=state.instance,
+        depot_dist=state.depot_dist,
+        current=action,
+        visited=visited,
+        time=torch.where(to_depot, b.time_windows[:, 0, 0], leave),
+        route_length=torch.where(to_depot, zero, state.route_length + arc),
+        linehaul_load=torch.where(to_depot, zero, delivered),
+        backhaul_load=torch.where(to_depot, zero, picked),
+        peak_surplus=torch.where(to_depot, zero, surplus),
+        after_backhaul=~to_depot & (state.after_backhaul | (_take(b.backhaul_demand, action) > 0)),
+        capacity_limit=state.capacity_limit,
+        length_limit=state.length_limit,
+        close_limit=state.close_limit,
+        late_limit=state.late_limit,
+        actions=(*state.actions, action),
+    )
+
+
+def action_mask(state: VRPState) -> Tensor:
+    """Legal actions [R, N] bool under the rules in the module docstring."""
+    b = state.batch
+    n = b.num_nodes
+    d_next = state.dist.reshape(-1, n)[state.instance * n + state.current]  # [R, N]
+    closed = ~b.open_route[:, None]
+    back = torch.where(closed, state.depot_dist, 0.0)
+    arrive = state.time[:, None] + d_next
+    start = torch.maximum(arrive, b.time_windows[:, :, 0])
+    ok = ~state.visited & (arrive <= state.late_limit)
+    ok &= ~closed | (start + b.service_time + back <= state.close_limit[:, None])
+    ok &= state.route_length[:, None] + d_next + back <= state.length_limit[:, None]
+
+    cap = state.capacity_limit[:, None]
+    linehaul, backhaul = b.linehaul_demand, b.backhaul_demand
+    delivered = state.linehaul_load[:, None] + linehaul
+    strict_fit = (linehaul == 0) | (~state.after_backhaul[:, None] & (delivered <= cap))
+    mixed_fit = delivered + state.peak_surplus[:, None] <= cap
+    linehaul_fit = torch.where(b.mixed_backhaul[:, None], mixed_fit, strict_fit)
+    backhaul_fit = state.backhaul_load[:, None] + backhaul <= cap
+    ok &= torch.where(backhaul > 0, backhaul_fit, linehaul_fit)
+
+    ok[:, 0] = (state.current != 0) | state.visited[:, 1:].all(1)
+    return ok
+
+
+def done(state: VRPState) -> Tensor:
+    """[R] bool: every customer served and the vehicle back at (or its route ended at) 0."""
+    return state.visited[:, 1:].all(1) & (state.current == 0)
+
+
+def solution(state: VRPState) -> Tensor:
+    """Node sequences [R, T + 1] in the validator's format: a leading 0, then the actions."""
+    start = torch.zeros_like(state.current)
+    return torch.stack([start, *state.actions], 1)
+
+
+def cost(state: VRPState) -> Tensor:
+    """Total route length [R] (float64 sum of the arcs); open routes pay no return to 0."""
+    seq = solution(state)
+    n = state.batch.num_nodes
+    flat = (state.instance[:, None] * n + seq[:, :-1]) * n + seq[:, 1:]
+    arcs = state.dist.reshape(-1)[flat].double()
+    free = state.batch.open_route[:, None] & (seq[:, 1:] == 0)
+    return torch.where(free, 0.0, arcs).sum(1)
+
+
+def random_feasible_rollout(
+    batch: VRPBatch,
+    generator: torch.Generator,
+    num_starts: int = 1,
+    prefix: Tensor | None = None,
+) -> VRPState:
+    """Finished state after uniform random legal actions (generator on the batch's device)."""
+    state = reset(batch, num_starts, prefix)
+    max_steps = 2 * (batch.num_nodes - 1)
+    for _ in range(max_steps + 1):
+        if bool(done(state).all()):
+            return state
+        mask = action_mask(state)
+        noise = torch.rand(mask.shape, generator=generator, device=mask.device)
+        state = step(state, noise.masked_fill(~mask, -1.0).argmax(1))
+    raise RuntimeError(f"rollout not finished after {max_steps} steps: a dead end in the mask")

@@ -1,0 +1,238 @@
+"""Tests for the batched VRP environment: masks against the validator, POMO, prefixes, symmetry."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from problems.vrp.augment import augment_8
+from problems.vrp.env import (
+    action_mask,
+    cost,
+    done,
+    random_feasible_rollout,
+    reset,
+    solution,
+    step,
+)
+from problems.vrp.generator import generate
+from problems.vrp.instance import VRPBatch
+from problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
+from problems.vrp.variants import ALL_VARIANTS, variant
+
+
+def rows_as_arrays(batch: VRPBatch) -> list[dict[str, np.ndarray]]:
+    arrays = {f: getattr(batch, f).numpy() for f in FIELDS}
+    return [{f: a[i] for f, a in arrays.items()} for i in range(batch.batch_size)]
+
+
+def completable(instance: dict[str, np.ndarray], prefix: list[int], action: int) -> bool:
+    """Exact oracle: prefix + action can be completed iff closing the route right after it and
+    serving every remaining customer on its own out-and-back route validates (closing a route
+    early never hurts: triangle inequality, monotone loads; the instances pass `check()`)."""
+    seq = [*prefix, action, 0]
+    served = set(seq)
+    for customer in range(1, len(instance["locs"])):
+        if customer not in served:
+            seq += [customer, 0]
+    try:
+        validate(instance, seq)
+    except InfeasibleSolution:
+        return False
+    return True
+
+
+def tightened(
+    batch: VRPBatch,
+    capacity: float | None,
+    limit_slack: float | None,
+    close_slack: float | None,
+    zero_demand: bool,
+) -> VRPBatch:
+    """Make capacity, the distance limit and the depot's closing time bind more often (the
+    generator's windows never let the closing time bind), optionally give customer 1 no demand,
+    while keeping `check()` valid."""
+    d0 = torch.linalg.vector_norm(batch.locs[:, 1:] - batch.locs[:, :1], dim=-1)
+    if zero_demand:
+        linehaul, backhaul = batch.linehaul_demand.clone(), batch.backhaul_demand.clone()
+        linehaul[:, 1] = backhaul[:, 1] = 0.0
+        batch = replace(batch, linehaul_demand=linehaul, backhaul_demand=backhaul)
+    if capacity is not None:
+        batch = replace(batch, capacity=torch.full_like(batch.capacity, capacity))
+    if limit_slack is not None:
+        tight = (2 * d0.max(1).values + 1e-6) * (1 + limit_slack)
+        limit = torch.where(batch.distance_limit.isinf(), batch.distance_limit, tight)
+        batch = replace(batch, distance_limit=limit)
+    if close_slack is not None:
+        early, service = batch.time_windows[:, 1:, 0], batch.service_time[:, 1:]
+        latest_return = (torch.maximum(d0, early) + service + d0).max(1).values
+        windows = batch.time_windows.clone()
+        close = windows[:, 0, 1]
+        tight = (latest_return + 1e-6) * (1 + close_slack)
+        windows[:, 0, 1] = torch.where(close.isinf(), close, tight)
+        windows[:, 1:, 1] = torch.minimum(windows[:, 1:, 1], windows[:, :1, 1])
+        batch = replace(batch, time_windows=windows)
+    batch.check()
+    return batch
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    name=st.sampled_from(sorted(ALL_VARIANTS)),
+    mixed=st.booleans(),
+    n=st.integers(1, 7),
+    seed=st.integers(0, 2**31 - 1),
+    capacity=st.sampled_from([None, 9.0, 12.0]),
+    limit_slack=st.sampled_from([None, 0.0, 0.05]),
+    close_slack=st.sampled_from([None, 0.0, 0.2]),
+    zero_demand=st.booleans(),
+)
+def test_mask_equals_validator_completability(
+    name: str,
+    mixed: bool,
+    n: int,
+    seed: int,
+    capacity: float | None,
+    limit_slack: float | None,
+    close_slack: float | None,
+    zero_demand: bool,
+) -> None:
+    """At every step of random feasible rollouts, action j is legal iff the validator says
+    prefix + j can still be completed; the one exception is depot-to-depot with customers left,
+    which the env masks by design. The finished rollout validates at the env's cost."""
+    batch = generate(name, n, 3, seed=seed, mixed_backhaul=mixed)
+    batch = tightened(batch, capacity, limit_slack, close_slack, zero_demand)
+    instances = rows_as_arrays(batch)
+    gen = torch.Generator().manual_seed(seed)
+    state = reset(batch)
+    for _ in range(2 * n + 1):
+        if bool(done(state).all()):
+            break
+        mask = action_mask(state)
+        prefixes = solution(state).tolist()
+        for r in range(batch.batch_size):
+            at_depot_with_work = int(state.current[r]) == 0 and not bool(state.visited[r, 1:].all())
+            for a in range(n + 1):
+                expected = completable(instances[r], prefixes[r], a)
+                if a == 0 and at_depot_with_work:
+                    expected = False
+                assert bool(mask[r, a]) == expected, (name, mixed, r, prefixes[r], a)
+        noise = torch.rand(mask.shape, generator=gen).masked_fill(~mask, -1.0)
+        state = step(state, noise.argmax(1))
+    assert bool(done(state).all())
+    costs = validate_batch(batch, solution(state))
+    np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_pomo_rollouts_end_feasible(mixed: bool) -> None:
+    """n starts per instance begin at distinct customers 1..n and all end valid, every variant."""
+    n, b = 10, 32
+    batch = generate("mixed", n, b, seed=11, mixed_backhaul=mixed)
+    state = random_feasible_rollout(batch, torch.Generator().manual_seed(0), num_starts=n)
+    assert state.num_rows == n * b and bool(done(state).all())
+    assert torch.equal(state.actions[0], torch.arange(1, n + 1).repeat_interleave(b))
+    costs = validate_batch(batch.index(state.instance), solution(state))
+    np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_VARIANTS))
+def test_env_and_validator_costs_agree(name: str) -> None:
+    """Env cost equals the validator's recomputed cost to 1e-5 at n = 50 for every variant."""
+    batch = generate(name, 50, 8, seed=3, mixed_backhaul=name.endswith("TW"))
+    state = random_feasible_rollout(batch, torch.Generator().manual_seed(1), num_starts=2)
+    costs = validate_batch(batch.index(state.instance), solution(state))
+    np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
+    if variant(name).open_route:
+        closed = replace(state, batch=replace(state.batch, open_route=~state.batch.open_route))
+        assert bool((cost(closed) > cost(state)).all())
+
+
+def test_prefix_restores_the_state() -> None:
+    """Replaying ragged prefixes (padded with -1) reproduces the mask seen at that step, and
+    rollouts from the prefix keep it and end valid."""
+    batch = generate("mixed", 12, 6, seed=4)
+    gen = torch.Generator().manual_seed(2)
+    state, masks = reset(batch), []
+    while not bool(done(state).all()):
+        masks.append(action_mask(state))
+        noise = torch.rand(masks[-1].shape, generator=gen).masked_fill(~masks[-1], -1.0)
+        state = step(state, noise.argmax(1))
+    actions = torch.stack(state.actions, 1)
+    cuts = [0, 1, 3, 5, 8, 12]
+    prefix = torch.full((6, max(cuts)), -1)
+    for r, t in enumerate(cuts):
+        prefix[r, :t] = actions[r, :t]
+    resumed = reset(batch, prefix=prefix)
+    mask = action_mask(resumed)
+    for r, t in enumerate(cuts):
+        assert torch.equal(mask[r], masks[t][r])
+    final = random_feasible_rollout(batch, gen, num_starts=3, prefix=prefix)
+    assert final.num_rows == 18
+    seqs = solution(final)
+    for r, t in enumerate(cuts):  # leading 0, then the padding as idle zeros, then the prefix
+        assert seqs[r, 1 + max(cuts) - t : 1 + max(cuts)].tolist() == actions[r, :t].tolist()
+    validate_batch(batch.index(final.instance), seqs)
+
+
+def test_bad_prefix_raises() -> None:
+    """An infeasible, out-of-range or mis-shaped prefix raises, naming the row."""
+    batch = generate("CVRP", 5, 2, seed=0)
+    with pytest.raises(ValueError, match=r"prefix\[1\]: action 2 is infeasible"):
+        reset(batch, prefix=torch.tensor([[1, 2], [2, 2]]))
+    with pytest.raises(ValueError, match="prefix entries"):
+        reset(batch, prefix=torch.tensor([[9], [1]]))
+    with pytest.raises(ValueError, match="shape"):
+        reset(batch, prefix=torch.tensor([1, 2]))
+    with pytest.raises(ValueError, match="num_starts"):
+        reset(batch, num_starts=6)
+
+
+def test_depot_rules() -> None:
+    """At the start the depot is masked; when all are served only the depot is legal and
+    stepping there is an idle move that changes neither done nor cost."""
+    batch = generate("OVRPBLTW", 6, 4, seed=5)
+    start = action_mask(reset(batch))
+    assert not start[:, 0].any() and start[:, 1:].all()
+    final = random_feasible_rollout(batch, torch.Generator().manual_seed(0))
+    mask = action_mask(final)
+    assert mask[:, 0].all() and not mask[:, 1:].any()
+    idle = step(final, torch.zeros(4, dtype=torch.long))
+    assert bool(done(idle).all()) and torch.equal(cost(idle), cost(final))
+
+
+def test_augment_8_keeps_the_instance() -> None:
+    """The 8 symmetric copies have the same distances and attributes; a solution replayed on
+    every copy costs the same."""
+    batch = generate("mixed", 15, 4, seed=6)
+    aug = augment_8(batch)
+    assert aug.batch_size == 32
+    assert torch.equal(aug.locs[:4], batch.locs)
+    assert aug.locs.min() >= 0 and aug.locs.max() <= 1
+    assert torch.allclose(aug.distances(), batch.distances().repeat(8, 1, 1), atol=1e-6)
+    assert len({tuple(aug.locs[k * 4, 1].tolist()) for k in range(8)}) == 8
+    for f in fields(batch):
+        if f.name != "locs":
+            assert torch.equal(
+                getattr(aug, f.name),
+                getattr(batch, f.name)
+                .repeat_interleave(1, 0)
+                .repeat(8, *[1] * (getattr(batch, f.name).dim() - 1)),
+            )
+    final = random_feasible_rollout(batch, torch.Generator().manual_seed(0))
+    replayed = reset(aug, prefix=solution(final)[:, 1:].repeat(8, 1))
+    assert bool(done(replayed).all())
+    np.testing.assert_allclose(cost(replayed).numpy(), cost(final).repeat(8).numpy(), atol=1e-5)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU")
+def test_rollout_on_gpu() -> None:
+    """The env runs on CUDA and its solutions validate."""
+    batch = generate("mixed", 20, 16, seed=0, device="cuda")
+    state = random_feasible_rollout(batch, torch.Generator("cuda").manual_seed(0), num_starts=4)
+    validate_batch(batch.index(state.instance).to("cpu"), solution(state).cpu())
