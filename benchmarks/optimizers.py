@@ -148,10 +148,11 @@ PAIRS = [
     ("SAM / SGD", "SAM", "SGD"),
     ("RW-SAM / SAM", "RW-SAM", "SAM"),
     ("ClippedScion / AdamW", "ClippedScion", "AdamW"),
+    ("ClippedScion (bf16 NS) / AdamW", "ClippedScion (bf16 NS)", "AdamW"),
     ("SAM / pytorch-optimizer SAM", "SAM", "pytorch-optimizer SAM"),
-    (
-        "UnconstrainedScion / pytorch-optimizer SCION",
-        "UnconstrainedScion",
+    (  # both: Newton-Schulz in bf16, 5 steps, Auto norm, i.e. the same work
+        "UnconstrainedScion (bf16 NS) / pytorch-optimizer SCION",
+        "UnconstrainedScion (bf16 NS)",
         "pytorch-optimizer SCION",
     ),
 ]

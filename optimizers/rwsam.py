@@ -64,9 +64,13 @@ class RWSAM(SAM):
         """Move all trainable parameters to w + delta z; return (parameter, w) to restore."""
         params = [p for g in self.param_groups for p in g["params"] if p.requires_grad]
         saved = [(p, p.detach().clone()) for p in params]
-        for param in params:
-            signs = torch.randint(0, 2, param.shape, generator=self.generator) * 2 - 1
-            param.add_(signs.to(device=param.device, dtype=param.dtype), alpha=self.delta)
+        if not params:
+            return saved
+        sizes = [p.numel() for p in params]
+        bits = torch.randint(0, 2, (sum(sizes),), generator=self.generator, dtype=torch.int8)
+        signs = bits.to(device=params[0].device, dtype=params[0].dtype).mul_(2).sub_(1)
+        directions = [z.view_as(p) for z, p in zip(signs.split(sizes), params, strict=True)]
+        torch._foreach_add_(params, directions, alpha=self.delta)
         return saved
 
     @torch.no_grad()

@@ -93,23 +93,27 @@ class SAM(Optimizer):
             return []
         params = [p for p, _ in pairs]
         scaled = [p.grad * p.abs() if g["adaptive"] else p.grad for p, g in pairs]
-        norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(scaled)))
+        norm = float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(scaled))))
         saved = [(p, p.detach().clone()) for p in params]
         if norm == 0:
             return saved
-        steps = [
-            (s * p.abs() if g["adaptive"] else s) * (g["rho"] / norm)
-            for s, (p, g) in zip(scaled, pairs, strict=True)
-        ]
-        torch._foreach_add_(params, steps)
+        for group in self.param_groups:
+            members = [(p, s) for (p, g), s in zip(pairs, scaled, strict=True) if g is group]
+            if not members:
+                continue
+            group_params, group_scaled = (list(t) for t in zip(*members, strict=True))
+            if group["adaptive"]:  # e = rho T^2 g / ||T g||: one more factor |w|
+                group_scaled = torch._foreach_mul(group_scaled, torch._foreach_abs(group_params))
+            torch._foreach_add_(group_params, group_scaled, alpha=group["rho"] / norm)
         return saved
 
     @staticmethod
     @torch.no_grad()
     def restore(saved: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         """Put the weights saved by `perturb` back, bit for bit."""
-        for param, original in saved:
-            param.copy_(original)
+        if saved:
+            params, originals = (list(t) for t in zip(*saved, strict=True))
+            torch._foreach_copy_(params, originals)
 
     def _require_closure(self, closure: Closure | None) -> Closure:
         if closure is None:
