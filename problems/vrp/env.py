@@ -45,9 +45,10 @@ class VRPState:
         batch: the instances repeated per start, R rows.
         dist: distance matrix [B, N, N] of the B distinct instances (not repeated).
         instance: [R] long, the instance (row of `dist`) each state row belongs to.
-        depot_dist: [R, N] distance from each node back to the depot.
+        return_dist: [R, N] length of the return leg from each node (0 for open routes).
         current: [R] long, current node.
         visited: [R, N] bool, customers served (depot column always False).
+        served: [R] long, number of customers served.
         time: [R] time at which the vehicle leaves `current`.
         route_length: [R] length of the current route so far (return leg not included).
         linehaul_load: [R] linehaul demand served in the current route (D).
@@ -55,7 +56,7 @@ class VRPState:
         peak_surplus: [R] max over the route's prefixes of (picked - delivered), >= 0 (M).
         after_backhaul: [R] bool, the current route has served a backhaul customer.
         capacity_limit, length_limit, close_limit: [R] capacity, distance limit and depot
-            latest time, each with the feasibility tolerance added.
+            latest time (inf for open routes), each with the feasibility tolerance added.
         late_limit: [R, N] latest service start with the tolerance added.
         actions: T tensors [R] long, the actions taken (including idle depot moves).
     """
@@ -63,9 +64,10 @@ class VRPState:
     batch: VRPBatch
     dist: Tensor
     instance: Tensor
-    depot_dist: Tensor
+    return_dist: Tensor
     current: Tensor
     visited: Tensor
+    served: Tensor
     time: Tensor
     route_length: Tensor
     linehaul_load: Tensor
@@ -93,9 +95,10 @@ def _initial_state(batch: VRPBatch, num_starts: int) -> VRPState:
         batch=rows,
         dist=dist,
         instance=instance,
-        depot_dist=dist[:, :, 0][instance],
+        return_dist=torch.where(rows.open_route[:, None], 0.0, dist[:, :, 0][instance]),
         current=torch.zeros_like(instance),
         visited=torch.zeros(b * num_starts, n, dtype=torch.bool, device=instance.device),
+        served=torch.zeros_like(instance),
         time=rows.time_windows[:, 0, 0].clone(),
         route_length=zeros,
         linehaul_load=zeros,
@@ -104,7 +107,9 @@ def _initial_state(batch: VRPBatch, num_starts: int) -> VRPState:
         after_backhaul=torch.zeros_like(instance, dtype=torch.bool),
         capacity_limit=slack_limit(rows.capacity),
         length_limit=slack_limit(rows.distance_limit),
-        close_limit=slack_limit(rows.time_windows[:, 0, 1]),
+        close_limit=torch.where(
+            rows.open_route, torch.inf, slack_limit(rows.time_windows[:, 0, 1])
+        ),
         late_limit=slack_limit(rows.time_windows[:, :, 1]),
         actions=(),
     )
@@ -176,9 +181,10 @@ def step(state: VRPState, action: Tensor) -> VRPState:
         batch=b,
         dist=state.dist,
         instance=state.instance,
-        depot_dist=state.depot_dist,
+        return_dist=state.return_dist,
         current=action,
         visited=visited,
+        served=state.served + (~to_depot).long(),
         time=torch.where(to_depot, b.time_windows[:, 0, 0], leave),
         route_length=torch.where(to_depot, zero, state.route_length + arc),
         linehaul_load=torch.where(to_depot, zero, delivered),
@@ -197,31 +203,32 @@ def action_mask(state: VRPState) -> Tensor:
     """Legal actions [R, N] bool under the rules in the module docstring."""
     b = state.batch
     n = b.num_nodes
-    d_next = state.dist.reshape(-1, n)[state.instance * n + state.current]  # [R, N]
-    closed = ~b.open_route[:, None]
-    back = torch.where(closed, state.depot_dist, 0.0)
+    d_next = state.dist.reshape(-1, n).index_select(0, state.instance * n + state.current)
+    back = state.return_dist  # [R, N], 0 for open routes
     arrive = state.time[:, None] + d_next
     start = torch.maximum(arrive, b.time_windows[:, :, 0])
     ok = ~state.visited & (arrive <= state.late_limit)
-    ok &= ~closed | (start + b.service_time + back <= state.close_limit[:, None])
-    ok &= state.route_length[:, None] + d_next + back <= state.length_limit[:, None]
+    ok &= start + b.service_time + back <= state.close_limit[:, None]  # inf for open routes
+    ok &= d_next + back <= (state.length_limit - state.route_length)[:, None]
 
-    cap = state.capacity_limit[:, None]
-    linehaul, backhaul = b.linehaul_demand, b.backhaul_demand
-    delivered = state.linehaul_load[:, None] + linehaul
-    strict_fit = (linehaul == 0) | (~state.after_backhaul[:, None] & (delivered <= cap))
-    mixed_fit = delivered + state.peak_surplus[:, None] <= cap
-    linehaul_fit = torch.where(b.mixed_backhaul[:, None], mixed_fit, strict_fit)
-    backhaul_fit = state.backhaul_load[:, None] + backhaul <= cap
-    ok &= torch.where(backhaul > 0, backhaul_fit, linehaul_fit)
+    # Capacity as two headrooms per row (a customer has at most one kind of demand, and both
+    # headrooms are >= 0): linehaul d_j <= H, backhaul p_j <= G. Strict: H = Q - D before the
+    # route's first backhaul, else 0 (zero-demand customers stay legal); mixed: H = Q - D - M.
+    cap = state.capacity_limit
+    strict_room = torch.where(state.after_backhaul, 0.0, cap - state.linehaul_load)
+    mixed_room = cap - state.linehaul_load - state.peak_surplus
+    linehaul_room = torch.where(b.mixed_backhaul, mixed_room, strict_room).clamp(min=0.0)
+    backhaul_room = (cap - state.backhaul_load).clamp(min=0.0)
+    ok &= b.linehaul_demand <= linehaul_room[:, None]
+    ok &= b.backhaul_demand <= backhaul_room[:, None]
 
-    ok[:, 0] = (state.current != 0) | state.visited[:, 1:].all(1)
+    ok[:, 0] = (state.current != 0) | (state.served == n - 1)
     return ok
 
 
 def done(state: VRPState) -> Tensor:
     """[R] bool: every customer served and the vehicle back at (or its route ended at) 0."""
-    return state.visited[:, 1:].all(1) & (state.current == 0)
+    return (state.served == state.batch.num_nodes - 1) & (state.current == 0)
 
 
 def solution(state: VRPState) -> Tensor:
