@@ -128,6 +128,7 @@ def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) ->
     distinct first nodes; needs num_starts <= n). With `prefix` [B, P] long (actions in the
     env's format; -1 pads a shorter row, zeros while at the depot are idle moves), every copy
     of instance b starts after replaying prefix[b]; an infeasible prefix action raises.
+    `batch` must pass `VRPBatch.check()` (not re-run here): the no-dead-end guarantee rests on it.
     """
     n_customers = batch.num_nodes - 1
     if num_starts < 1 or (prefix is None and num_starts > n_customers):

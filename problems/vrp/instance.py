@@ -89,8 +89,11 @@ class VRPBatch:
 
     def check(self, name: str = "batch") -> None:
         """Raise `ValueError` naming the instance and field for malformed or hopeless data:
-        wrong shapes, NaN, negative values, a customer with both or neither demand too large,
-        demand above capacity, or a customer unreachable within its window or the limit."""
+        wrong shapes, NaN, negative values, non-finite coordinates or capacity, demand at the
+        depot, a customer with both demands, demand above capacity, a window with earliest >
+        latest, or a customer that an out-and-back route cannot serve within its window, the
+        depot's closing time (closed routes) or the distance limit. Zero-demand customers are
+        allowed. Passing `check()` means every customer fits on a route of its own."""
         b, n = self.batch_size, self.num_nodes
         expected = {
             "locs": (b, n, 2),
