@@ -72,8 +72,20 @@ def methods(batch_size: int) -> dict[str, list[str]]:
     return table
 
 
-def run(config: Path, overrides: list[str], seed: int) -> tuple[float, float]:
-    """Fit and test one method; returns (test accuracy at the final weights, seconds)."""
+def run(config: Path, overrides: list[str], seed: int, run_name: str | None) -> tuple[float, float]:
+    """Fit and test one method; returns (test accuracy at the final weights, seconds).
+
+    With a `run_name` the run logs its curves to W&B (group "m_sharpness"), else no logger."""
+    logging = (
+        [
+            "--trainer.logger.init_args.group",
+            "m_sharpness",
+            "--trainer.logger.init_args.name",
+            run_name,
+        ]
+        if run_name
+        else ["--trainer.logger", "false"]
+    )
     start = time.perf_counter()
     cli = train_main(
         [
@@ -84,8 +96,7 @@ def run(config: Path, overrides: list[str], seed: int) -> tuple[float, float]:
             str(seed),
             "--data.seed",
             str(seed),
-            "--trainer.logger",
-            "false",
+            *logging,
             "--trainer.enable_progress_bar",
             "false",
             "--trainer.enable_model_summary",
@@ -94,6 +105,10 @@ def run(config: Path, overrides: list[str], seed: int) -> tuple[float, float]:
         ]
     )
     seconds = time.perf_counter() - start
+    if run_name:
+        import wandb
+
+        wandb.finish()  # the next run must not reuse this one
     return float(cli.trainer.callback_metrics["test/acc"]), seconds
 
 
@@ -101,7 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--tasks", nargs="+", default=["digits", "compas"])
-    parser.add_argument("--wandb", action="store_true", help="log the table to W&B")
+    parser.add_argument("--wandb", action="store_true", help="log curves and the table to W&B")
     args = parser.parse_args()
     torch.set_num_threads(1)
     rows = []
@@ -111,7 +126,8 @@ def main() -> None:
         for method, overrides in methods(batch_size).items():
             accuracies, seconds = [], []
             for seed in args.seeds:
-                accuracy, elapsed = run(config, overrides, seed)
+                name = f"{task}-{method}-seed{seed}".replace(" ", "_") if args.wandb else None
+                accuracy, elapsed = run(config, overrides, seed, name)
                 accuracies.append(accuracy)
                 seconds.append(elapsed)
                 print(f"{task} {method} seed {seed}: test acc {accuracy:.4f} ({elapsed:.0f} s)")
