@@ -1,0 +1,611 @@
+"""Learning-rate sweep: AdamW vs the Scion family, with and without generalized gradient clipping.
+
+Checks the claim of Pethick et al. (2025), "Generalized Gradient Norm Clipping & Non-Euclidean
+(L0,L1)-Smoothness" (arXiv 2506.01913), that the clipped variants (Alg. 3 / Alg. 4) stay stable
+over a wider range of step sizes than Scion itself.
+
+Tasks (plain torch loops over the project's networks and datamodules, constant lr, same step
+budget and batches for every optimizer; seed s fixes the initialization and the data order):
+  char_lm  `lightning_modules.char_lm.CharTransformer` (d_model 64, 2 layers, 4 heads, context
+           64) on `datamodules.TinyShakespeareDataModule`, batch 16; val = the whole val split.
+  digits   the CNN of `lightning_modules.Classifier` (channels 32, 64) on
+           `datamodules.DigitsDataModule`, batch 64; val = its 270-image val split.
+
+Scion parameter groups come from `optimizers.scion_param_groups`: Sign -> Spectral -> Sign
+(embeddings -> hidden -> head) for the language model, Spectral -> Spectral -> Sign for the CNN,
+BiasRMS for vectors; the radii are in `Task.scales`. momentum 0.1 (beta 0.9) for all of them.
+rho of a clipped variant is calibrated once per task on seed 0: the median clipping quantity D
+(the momentum's dual norm for UnconstrainedClippedScion, the Frank-Wolfe gap for ClippedScion)
+over the second half of an unclipped run at the centre of the grid. So clipping is active about
+half the time at the centre lr, and the clipped and unclipped methods share one lr grid.
+
+Grid: `--points` powers of two centred on each optimizer's usual range (`OptimizerSpec.centre`,
+at most 2^0 for the Frank-Wolfe variants, whose lr must be <= 1).
+Metrics per (optimizer, lr), averaged over seeds: final training loss (mean of the last 10 % of
+steps) and validation loss after the last step. A run *diverges* if a loss becomes NaN/inf or
+the final training loss exceeds the initial one. *Stable lr range* = number of grid points (in
+octaves) that did not diverge on any seed and whose final loss is within `--tolerance` (1.5x) of
+the best final loss of that optimizer on that task. A factor of the best loss is loose for the
+char LM (1.5 x 2.3 nats is about the unigram entropy) and strict for digits (best ~0.002), so
+the report also counts the points that achieved >= 90 % of the optimizer's best loss reduction
+from the initial loss (`near_best_points`).
+
+Run from the project root: `python -m benchmarks.scion_lr_sweep` (writes
+benchmarks/results/scion_lr_sweep.{json,md,png}; `--seeds 2`, `--quick` for a smoke test,
+`--wandb` to log curves and the plot to W&B, offline without credentials).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+from torch.optim import Optimizer
+
+from datamodules import DigitsDataModule, TinyShakespeareDataModule
+from lightning_modules import Classifier
+from lightning_modules.char_lm import CharTransformer
+from optimizers import (
+    ClippedScion,
+    Scion,
+    UnconstrainedClippedScion,
+    UnconstrainedScion,
+    make_lmo,
+    scion_param_groups,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results"
+NEAR_BEST_SHARE = 0.9
+Batch = tuple[Tensor, Tensor]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One training problem: how to build the net, its batches, its loss and its Scion radii.
+
+    `size` is "full" or "quick" (a tiny model and data for the smoke test).
+    """
+
+    name: str
+    steps: int
+    size: str
+    scales: dict[str, float]
+    norms: dict[str, str]
+
+    def build(self, seed: int) -> nn.Module:
+        torch.manual_seed(seed)
+        if self.name == "char_lm":
+            d_model, layers, context = (64, 2, 64) if self.size == "full" else (16, 1, 16)
+            return CharTransformer(65, context, d_model, 4, layers, 0.0)
+        widths = (32, 64) if self.size == "full" else (4, 8)
+        return Classifier((1, 8, 8), 10, "cnn", widths).net
+
+    def data(self, seed: int) -> TinyShakespeareDataModule | DigitsDataModule:
+        if self.name == "char_lm":
+            context, batch = (64, 16) if self.size == "full" else (16, 8)
+            data = TinyShakespeareDataModule(
+                context_length=context,
+                batch_size=batch,
+                eval_batch_size=256,
+                train_windows_per_epoch=self.steps * batch,
+                seed=seed,
+            )
+        else:
+            data = DigitsDataModule(batch_size=64, eval_batch_size=512, seed=seed)
+        data.setup("fit")
+        return data
+
+    def train_batches(self, data: TinyShakespeareDataModule | DigitsDataModule) -> list[Batch]:
+        """Exactly `steps` training batches, epoch after epoch of the datamodule's loader."""
+        batches: list[Batch] = []
+        epoch = 0
+        while len(batches) < self.steps:
+            loader = data.train_dataloader()
+            loader.sampler.set_epoch(epoch)  # type: ignore[attr-defined]
+            batches.extend(loader)
+            epoch += 1
+        return batches[: self.steps]
+
+    def val_batches(self, data: TinyShakespeareDataModule | DigitsDataModule) -> list[Batch]:
+        batches = list(data.val_dataloader())
+        return batches if self.size == "full" else batches[:1]
+
+    def loss(self, net: nn.Module, batch: Batch) -> Tensor:
+        inputs, targets = batch
+        logits = net(inputs)
+        return F.cross_entropy(logits.flatten(0, -2), targets.flatten())
+
+    def param_groups(self, net: nn.Module) -> list[dict[str, Any]]:
+        return scion_param_groups(
+            net,
+            input_norm=self.norms["input"],
+            hidden_norm=self.norms["hidden"],
+            output_norm=self.norms["output"],
+            input_scale=self.scales["input"],
+            hidden_scale=self.scales["hidden"],
+            output_scale=self.scales["output"],
+            vector_scale=self.scales["vector"],
+        )
+
+
+def make_tasks(quick: bool) -> list[Task]:
+    """The two sweep tasks and their Scion radii (chosen in a short probe of Scion at lr 2^-5,
+    not tuned per point). Sign's ball has entries <= scale / d_in, so the language model's
+    embedding and head radius d_model keeps entries <= 1; larger hidden / head radii made the
+    Frank-Wolfe iterates of the transformer blow its logits up. The CNN needs larger radii than
+    1 (hidden 2, head 128 = entries <= 2) to fit the digits at all under the constraint."""
+    size = "quick" if quick else "full"
+    lm_width = 16 if quick else 64
+    return [
+        Task(
+            "char_lm",
+            steps=10 if quick else 300,
+            size=size,
+            scales={"input": lm_width, "hidden": 1.0, "output": lm_width, "vector": 1.0},
+            norms={"input": "Sign", "hidden": "Spectral", "output": "Sign"},
+        ),
+        Task(
+            "digits",
+            steps=10 if quick else 400,
+            size=size,
+            scales={"input": 2.0, "hidden": 2.0, "output": 128.0, "vector": 1.0},
+            norms={"input": "Spectral", "hidden": "Spectral", "output": "Sign"},
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """An optimizer of the sweep: grid centre 2^centre, and how to build it at one lr."""
+
+    name: str
+    centre: int
+    build: Callable[[nn.Module, Task, float, float], Optimizer]  # (net, task, lr, rho)
+    clipped_quantity: str | None = None  # "dual_norm" / "fw_gap" for the clipped variants
+    unclipped: str | None = None  # the method whose run calibrates rho
+
+
+def optimizer_specs() -> list[OptimizerSpec]:
+    def adamw(net: nn.Module, task: Task, lr: float, rho: float) -> Optimizer:
+        return torch.optim.AdamW(net.parameters(), lr=lr)
+
+    def scion(cls: type[Optimizer], clipped: bool) -> Callable[..., Optimizer]:
+        def build(net: nn.Module, task: Task, lr: float, rho: float) -> Optimizer:
+            extra = {"rho": rho} if clipped else {}
+            return cls(task.param_groups(net), lr=lr, momentum=0.1, **extra)
+
+        return build
+
+    return [
+        OptimizerSpec("AdamW", -7, adamw),
+        OptimizerSpec("UnconstrainedScion", -7, scion(UnconstrainedScion, False)),
+        OptimizerSpec(
+            "UnconstrainedClippedScion",
+            -7,
+            scion(UnconstrainedClippedScion, True),
+            "dual_norm",
+            "UnconstrainedScion",
+        ),
+        OptimizerSpec("Scion", -5, scion(Scion, False)),
+        OptimizerSpec("ClippedScion", -5, scion(ClippedScion, True), "fw_gap", "Scion"),
+    ]
+
+
+def grid(centre: int, points: int) -> list[float]:
+    """`points` consecutive powers of two around 2^centre (one more below for an even count)."""
+    low = centre - points // 2
+    return [2.0 ** (low + i) for i in range(points)]
+
+
+@torch.no_grad()
+def clipping_quantity(optimizer: Optimizer, kind: str) -> float:
+    """D of Alg. 3 / Alg. 4 that the next `step` would use, from the current gradients:
+    d = (1 - m) d_prev + m g, u = scale * lmo(d); D = sum <d, -u> ("dual_norm") or
+    sum <d, x - u> ("fw_gap") over all tensors with a gradient."""
+    total = 0.0
+    for group in optimizer.param_groups:
+        lmo = make_lmo(group["norm"], **group["norm_kwargs"])
+        for x in group["params"]:
+            if x.grad is None:
+                continue
+            previous = optimizer.state[x].get("momentum_buffer", torch.zeros_like(x))
+            d = torch.lerp(previous, x.grad, group["momentum"])
+            u = group["scale"] * lmo(d)
+            v = x - u if kind == "fw_gap" else -u
+            total += float(torch.sum(d * v))
+    return total
+
+
+@dataclass
+class Run:
+    """One training run: the per-step training losses and the final validation loss."""
+
+    losses: list[float] = field(default_factory=list)
+    val_loss: float = math.nan
+    diverged: bool = False
+    clip_quantity: list[float] = field(default_factory=list)
+
+    @property
+    def final_loss(self) -> float:
+        """Mean training loss over the last 10 % of the steps (NaN if the run blew up)."""
+        if self.diverged and not all(math.isfinite(v) for v in self.losses):
+            return math.nan
+        tail = self.losses[-max(1, len(self.losses) // 10) :]
+        return sum(tail) / len(tail)
+
+
+def train(
+    task: Task,
+    spec: OptimizerSpec,
+    lr: float,
+    rho: float,
+    seed: int,
+    batches: list[Batch],
+    val: list[Batch],
+    record: str | None = None,
+) -> Run:
+    """Train a fresh net for `len(batches)` steps at constant `lr`; `record` ("dual_norm" or
+    "fw_gap") also stores the clipping quantity D before every step."""
+    net = task.build(seed)
+    optimizer = spec.build(net, task, lr, rho)
+    run = Run()
+    net.train()
+    for batch in batches:
+        loss = task.loss(net, batch)
+        run.losses.append(loss.item())
+        if not math.isfinite(run.losses[-1]):
+            run.diverged = True
+            return run
+        optimizer.zero_grad()
+        loss.backward()
+        if record is not None:
+            run.clip_quantity.append(clipping_quantity(optimizer, record))
+        optimizer.step()
+    net.eval()
+    with torch.no_grad():
+        sizes = [len(b[0]) for b in val]
+        total = sum(task.loss(net, b).item() * n for b, n in zip(val, sizes, strict=True))
+    run.val_loss = total / sum(sizes)
+    run.diverged = not math.isfinite(run.val_loss) or run.final_loss > run.losses[0]
+    return run
+
+
+def calibrate_rho(
+    task: Task,
+    spec: OptimizerSpec,
+    unclipped: OptimizerSpec,
+    points: int,
+    batches: list[Batch],
+    val: list[Batch],
+) -> float:
+    """Median D over the second half of an unclipped run (seed 0) at the grid centre's lr."""
+    lr = grid(spec.centre, points)[points // 2]
+    run = train(task, unclipped, lr, 1.0, 0, batches, val, record=spec.clipped_quantity)
+    values = run.clip_quantity[len(run.clip_quantity) // 2 :]
+    rho = statistics.median(values)
+    if not rho > 0:
+        raise RuntimeError(f"{task.name}/{spec.name}: calibrated rho = {rho} is not positive")
+    return rho
+
+
+def stable_points(values: list[float], diverged: list[bool], tolerance: float) -> int:
+    """Grid points that did not diverge and are within `tolerance` x of the best value."""
+    finite = [v for v, bad in zip(values, diverged, strict=True) if not bad and math.isfinite(v)]
+    if not finite:
+        return 0
+    best = min(finite)
+    return sum(1 for v in finite if v <= tolerance * best)
+
+
+def near_best_points(
+    values: list[float], diverged: list[bool], initial: float, share: float = NEAR_BEST_SHARE
+) -> int:
+    """Grid points that did not diverge and achieved >= `share` of the best loss reduction:
+    loss <= best + (1 - share) (initial - best). Unlike a factor of the best loss, this means
+    the same on a loss that ends near ln(65) / 2 (the char LM) and one that ends near 0."""
+    finite = [v for v, bad in zip(values, diverged, strict=True) if not bad and math.isfinite(v)]
+    if not finite:
+        return 0
+    best = min(finite)
+    return sum(1 for v in finite if v <= best + (1.0 - share) * (initial - best))
+
+
+def sweep_task(
+    task: Task,
+    specs: list[OptimizerSpec],
+    points: int,
+    seeds: int,
+    tolerance: float,
+    rho_factor: float,
+) -> dict[str, Any]:
+    """Every optimizer at every lr of its grid and every seed; summary per optimizer.
+    rho of a clipped method = `rho_factor` x the calibrated median D (`calibrate_rho`)."""
+    datasets = [task.data(seed) for seed in range(seeds)]
+    batches = [task.train_batches(data) for data in datasets]
+    vals = [task.val_batches(data) for data in datasets]
+    by_name = {spec.name: spec for spec in optimizer_specs()}
+    results: dict[str, Any] = {}
+    for spec in specs:
+        start = time.perf_counter()
+        rho = math.nan
+        if spec.unclipped is not None:
+            partner = by_name[spec.unclipped]
+            rho = rho_factor * calibrate_rho(task, spec, partner, points, batches[0], vals[0])
+        lrs = grid(spec.centre, points)
+        rows = []
+        for lr in lrs:
+            runs = [
+                train(task, spec, lr, rho, seed, batches[seed], vals[seed]) for seed in range(seeds)
+            ]
+            rows.append(runs)
+        final = [_mean([r.final_loss for r in runs]) for runs in rows]
+        val = [_mean([r.val_loss for r in runs]) for runs in rows]
+        diverged = [sum(r.diverged for r in runs) for runs in rows]
+        flags = [n > 0 for n in diverged]
+        best = min(range(points), key=lambda i: math.inf if flags[i] else final[i])
+        initial = _mean([rows[0][s].losses[0] for s in range(seeds)])
+        results[spec.name] = {
+            "lrs": lrs,
+            "log2_lrs": [round(math.log2(lr)) for lr in lrs],
+            "rho": None if math.isnan(rho) else rho,
+            "initial_loss": initial,
+            "final_train_loss": final,
+            "final_val_loss": val,
+            "diverged_seeds": diverged,
+            "best_lr": lrs[best],
+            "best_final_train_loss": final[best],
+            "best_final_val_loss": min(v for v, bad in zip(val, flags, strict=True) if not bad)
+            if not all(flags)
+            else math.nan,
+            "stable_points_train": stable_points(final, flags, tolerance),
+            "stable_points_val": stable_points(val, flags, tolerance),
+            "near_best_points_train": near_best_points(final, flags, initial),
+            "curves_seed0": [_subsample(runs[0].losses) for runs in rows],
+            "seconds": time.perf_counter() - start,
+        }
+        row = results[spec.name]
+        print(
+            f"{task.name:>8} {spec.name:>26}: best lr 2^{round(math.log2(row['best_lr']))}, "
+            f"final {row['best_final_train_loss']:.4f}, stable {row['stable_points_train']}/"
+            f"{points} (val {row['stable_points_val']}/{points}), {row['seconds']:.0f} s",
+            flush=True,
+        )
+    return results
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every NaN / inf float replaced by None (strict JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _subsample(losses: list[float], every: int = 5) -> list[float]:
+    return losses[::every]
+
+
+def summary_table(results: dict[str, dict[str, Any]], points: int, tolerance: float) -> str:
+    """One row per (task, optimizer): grid, best lr and loss, stable ranges, diverged points."""
+    share = round(100 * NEAR_BEST_SHARE)
+    lines = [
+        "| task | optimizer | lr grid | rho | best lr | best final train loss | best val loss | "
+        f"stable: <= {tolerance:g}x best, train / val | stable: >= {share} % of best reduction "
+        "| diverged points |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for task, by_optimizer in results.items():
+        for name, row in by_optimizer.items():
+            ks = row["log2_lrs"]
+            rho = "-" if row["rho"] is None else f"{row['rho']:.3g}"
+            lines.append(
+                f"| {task} | {name} | 2^{ks[0]}..2^{ks[-1]} | {rho} | "
+                f"2^{round(math.log2(row['best_lr']))} | {row['best_final_train_loss']:.3f} | "
+                f"{row['best_final_val_loss']:.3f} | {row['stable_points_train']} / "
+                f"{row['stable_points_val']} of {points} | "
+                f"{row['near_best_points_train']} of {points} | "
+                f"{sum(n > 0 for n in row['diverged_seeds'])} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def loss_matrix(by_optimizer: dict[str, Any], key: str) -> str:
+    """Optimizers x log2(lr): the seed-mean `key` loss, "div" if a seed diverged, blank off-grid."""
+    exponents = sorted({k for row in by_optimizer.values() for k in row["log2_lrs"]})
+    lines = [
+        "| optimizer | " + " | ".join(f"2^{k}" for k in exponents) + " |",
+        "|---|" + "---|" * len(exponents),
+    ]
+    for name, row in by_optimizer.items():
+        cells = {
+            k: "div" if bad else f"{value:.3f}"
+            for k, value, bad in zip(row["log2_lrs"], row[key], row["diverged_seeds"], strict=True)
+        }
+        lines.append(f"| {name} | " + " | ".join(cells.get(k, "") for k in exponents) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_report(
+    results: dict[str, dict[str, Any]], header: str, points: int, tolerance: float
+) -> str:
+    parts = [header, "", summary_table(results, points, tolerance)]
+    for task, by_optimizer in results.items():
+        for key in ("final_train_loss", "final_val_loss"):
+            parts += [f"{task}: {key.replace('_', ' ')} per lr", "", loss_matrix(by_optimizer, key)]
+    return "\n".join(parts)
+
+
+def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
+    """Final train (solid) and val (dashed) loss vs log2 lr, one panel per task; x = diverged."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 4.5), squeeze=False)
+    for ax, (task, by_optimizer) in zip(axes[0], results.items(), strict=True):
+        ceiling = max(row["initial_loss"] for row in by_optimizer.values())
+        for index, (name, row) in enumerate(by_optimizer.items()):
+            color = f"C{index}"
+            ks = row["log2_lrs"]
+            ok = [n == 0 for n in row["diverged_seeds"]]
+            for key, style in (("final_train_loss", "-"), ("final_val_loss", "--")):
+                values = [v if good else math.nan for v, good in zip(row[key], ok, strict=True)]
+                label = name if key == "final_train_loss" else None
+                ax.plot(ks, values, style, marker="o", color=color, label=label)
+            bad = [k for k, good in zip(ks, ok, strict=True) if not good]
+            height = ceiling * 1.08**index  # one row of markers per optimizer
+            ax.plot(bad, [height] * len(bad), "x", color=color, markersize=9)
+        ax.set(
+            title=f"{task}: final train (solid) / val (dashed) loss, x = diverged",
+            xlabel="log2 lr",
+            ylabel="final loss",
+        )
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def log_to_wandb(config: dict[str, Any], results: dict[str, dict[str, Any]], png: Path) -> None:
+    """One W&B run: the config, every training curve (seed 0), the summary and the plot."""
+    import wandb
+    from callbacks.wandb_logger import resolve_wandb_mode
+
+    run = wandb.init(
+        project="optiforge",
+        job_type="benchmark",
+        name="scion_lr_sweep",
+        mode=resolve_wandb_mode("auto"),
+        config=config,
+    )
+    for task, by_optimizer in results.items():
+        for name, row in by_optimizer.items():
+            steps = [5 * i for i in range(len(row["curves_seed0"][0]))]
+            run.log(
+                {
+                    f"{task}/{name}/curves": wandb.plot.line_series(
+                        xs=steps,
+                        ys=row["curves_seed0"],
+                        keys=[f"lr=2^{k}" for k in row["log2_lrs"]],
+                        title=f"{task} {name}: training loss (seed 0)",
+                        xname="step",
+                    )
+                }
+            )
+            run.summary[f"{task}/{name}/stable_points_train"] = row["stable_points_train"]
+            run.summary[f"{task}/{name}/best_final_train_loss"] = row["best_final_train_loss"]
+    run.log({"scion_lr_sweep": wandb.Image(str(png))})
+    run.finish()
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=1, help="seeds 0..n-1 per grid point")
+    parser.add_argument("--points", type=int, default=9, help="lr grid points per optimizer")
+    parser.add_argument("--tolerance", type=float, default=1.5, help="stable: <= tol x best")
+    parser.add_argument("--tasks", default="char_lm,digits", help="comma-separated task names")
+    parser.add_argument("--optimizers", default=None, help="comma-separated subset (all)")
+    parser.add_argument("--rho-factor", type=float, default=1.0, help="rho = factor x median D")
+    parser.add_argument("--output-stem", default="scion_lr_sweep", help="output file name stem")
+    parser.add_argument("--quick", action="store_true", help="tiny nets, 10 steps, 3 points")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--wandb", action="store_true", help="also log a W&B run")
+    args = parser.parse_args(argv)
+    if args.seeds < 1 or args.points < 2 or args.tolerance < 1.0 or not args.rho_factor > 0:
+        parser.error("--seeds must be >= 1, --points >= 2, --tolerance >= 1, --rho-factor > 0")
+    points = 3 if args.quick else args.points
+    tasks = {task.name: task for task in make_tasks(args.quick)}
+    names = args.tasks.split(",")
+    unknown = sorted(set(names) - set(tasks))
+    if unknown:
+        parser.error(f"--tasks: unknown {unknown}; choose from {sorted(tasks)}")
+    specs = optimizer_specs()
+    if args.optimizers is not None:
+        wanted = args.optimizers.split(",")
+        unknown = sorted(set(wanted) - {spec.name for spec in specs})
+        if unknown:
+            parser.error(f"--optimizers: unknown {unknown}; choose from {[s.name for s in specs]}")
+        specs = [spec for spec in specs if spec.name in wanted]
+    for spec in specs:
+        if spec.name in ("Scion", "ClippedScion") and grid(spec.centre, points)[-1] > 1.0:
+            parser.error(f"--points {points}: the {spec.name} grid would exceed lr = 1")
+
+    config: dict[str, Any] = {
+        "command": " ".join(["python -m benchmarks.scion_lr_sweep", *(argv or sys.argv[1:])]),
+        "seeds": args.seeds,
+        "points": points,
+        "tolerance": args.tolerance,
+        "rho_factor": args.rho_factor,
+        "tasks": {
+            name: {
+                "steps": tasks[name].steps,
+                "size": tasks[name].size,
+                "scales": tasks[name].scales,
+                "norms": tasks[name].norms,
+            }
+            for name in names
+        },
+        "momentum_scion": 0.1,
+        "adamw": "torch defaults (betas 0.9/0.999, weight_decay 0.01)",
+        "final_train_loss": "mean training loss of the last 10 % of steps",
+        "diverged": "NaN/inf loss, or final training loss above the initial loss",
+        "stable_points": f"grid points not diverged with loss <= {args.tolerance} x best",
+        "near_best_points": (
+            f"grid points not diverged with loss <= best + {1 - NEAR_BEST_SHARE:g} (initial - best)"
+        ),
+    }
+    start, threads = time.perf_counter(), torch.get_num_threads()
+    torch.set_num_threads(1)  # the sweep shares the machine; one thread per run is fastest
+    try:
+        results = {
+            name: sweep_task(
+                tasks[name], specs, points, args.seeds, args.tolerance, args.rho_factor
+            )
+            for name in names
+        }
+    finally:
+        torch.set_num_threads(threads)
+    config["seconds"] = time.perf_counter() - start
+    header = (
+        f"Constant-lr sweep, {points} points per optimizer, {args.seeds} seed(s), "
+        f"stable = not diverged and within {args.tolerance}x of the optimizer's best final loss, "
+        f"or >= {NEAR_BEST_SHARE:.0%} of its best loss reduction from the initial loss. "
+        f"Command: `{config['command']}`."
+    )
+    report = markdown_report(results, header, points, args.tolerance)
+    print(report)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    payload = {"config": config, "results": results}
+    out = {ext: args.output_dir / f"{args.output_stem}.{ext}" for ext in ("json", "md", "png")}
+    out["json"].write_text(json.dumps(json_safe(payload), indent=1) + "\n")
+    out["md"].write_text(report)
+    png = out["png"]
+    plot(results, png)
+    if args.wandb:
+        log_to_wandb(config, results, png)
+    return payload
+
+
+if __name__ == "__main__":
+    main()
