@@ -254,6 +254,7 @@ def markdown_table(results: dict[str, dict[str, object]], header: str) -> str:
 def log_to_wandb(config: dict[str, object], results: dict[str, dict[str, object]]) -> None:
     """One W&B run with the config, a summary table and per-method summary metrics."""
     import wandb
+
     from callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(

@@ -164,6 +164,7 @@ def main() -> None:
 def log_to_wandb(rows: list[dict]) -> None:
     """One W&B run with the results table (offline without credentials)."""
     import wandb
+
     from callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(project="optiforge", job_type="m_sharpness", mode=resolve_wandb_mode("auto"))

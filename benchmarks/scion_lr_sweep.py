@@ -490,6 +490,7 @@ def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
 def log_to_wandb(config: dict[str, Any], results: dict[str, dict[str, Any]], png: Path) -> None:
     """One W&B run: the config, every training curve (seed 0), the summary and the plot."""
     import wandb
+
     from callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(
