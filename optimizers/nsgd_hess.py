@@ -73,6 +73,8 @@ class NSGDHess(Optimizer):
             `seed_everything` decides and all DDP ranks draw the same q's.
     """
 
+    requires_closure = True  # evaluates the closure 2-3 times per step (callbacks.SharpnessGuard)
+
     def __init__(
         self,
         params: ParamsT,

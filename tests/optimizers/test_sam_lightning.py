@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from callbacks import SharpnessGuard
-from optimizers import SAM
+from optimizers import SAM, NSGDHess
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli
 
 BASE = [
@@ -68,11 +68,13 @@ def test_gradient_accumulation_fails_at_setup(in_tmp_dir: Path) -> None:
         )
 
 
-def test_fp16_with_a_gradient_scaler_fails_at_setup() -> None:
-    """GPU fp16 AMP (a GradScaler present) drops the closure: refused, naming the flag."""
-    sam = SAM([torch.zeros(1, requires_grad=True)])
+@pytest.mark.parametrize("optimizer_class", [SAM, NSGDHess])
+def test_fp16_with_a_gradient_scaler_fails_at_setup(optimizer_class: type) -> None:
+    """GPU fp16 AMP (a GradScaler present) drops the closure: refused, naming the flag, for
+    every optimizer that evaluates its closure several times."""
+    optimizer = optimizer_class([torch.zeros(1, requires_grad=True)])
     trainer = SimpleNamespace(
-        optimizers=[sam],
+        optimizers=[optimizer],
         precision="16-mixed",
         precision_plugin=SimpleNamespace(scaler=object()),
         accumulate_grad_batches=1,
