@@ -236,10 +236,14 @@ def test_state_dict_round_trip_continues_identically(variant, kwargs, closures) 
 @settings(max_examples=30, deadline=None)
 @given(
     rho=st.floats(0.001, 1.0),
-    values=st.lists(st.floats(-5, 5), min_size=2, max_size=6),
+    values=st.lists(
+        st.floats(-5, 5).filter(lambda v: v == 0 or abs(v) > 1e-6), min_size=2, max_size=6
+    ),
 )
 def test_perturbation_has_length_rho(rho: float, values: list[float]) -> None:
-    """||e|| = rho for any nonzero gradient (SAM), and the weights come back exactly."""
+    """||e|| = rho for any nonzero gradient (SAM), and the weights come back exactly.
+    (Entries below 1e-6 are excluded: their float32 squares underflow, the norm is 0 and SAM
+    then does not perturb.)"""
     w = torch.tensor(values, requires_grad=True)
     if not bool((w != 0).any()):
         return
