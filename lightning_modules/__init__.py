@@ -2,5 +2,6 @@
 
 from lightning_modules.char_lm import CharLanguageModel
 from lightning_modules.classifier import Classifier
+from lightning_modules.mtlkd import POMOTeacher
 
-__all__ = ["Classifier", "CharLanguageModel"]
+__all__ = ["Classifier", "CharLanguageModel", "POMOTeacher"]

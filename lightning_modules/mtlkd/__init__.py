@@ -1,0 +1,6 @@
+"""MTL-KD (NeurIPS 2025): single-task POMO teachers (policy, inference, LightningModule)."""
+
+from lightning_modules.mtlkd.teacher_module import POMOTeacher, pomo_advantage
+from lightning_modules.mtlkd.teacher_policy import POMOPolicy, Rollout
+
+__all__ = ["POMOPolicy", "POMOTeacher", "Rollout", "pomo_advantage"]

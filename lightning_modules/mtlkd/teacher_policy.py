@@ -1,0 +1,145 @@
+"""POMO-style teacher policy: heavy attention encoder, light pointer decoder, batched rollouts.
+
+MTL-KD trains one such heavy-encoder / light-decoder model per seen variant and distils them
+into a heavy-decoder student. Features follow `features.py`; the encoder is
+`attention_encoder.AttentionEncoder`, the decoder `pointer_decoder.PointerDecoder`. Legality of
+every action comes from `problems.vrp.env.action_mask`; the policy never decides feasibility.
+
+Rollout layout (the env's): B instances, S starts, R = S * B rows, row r = s * B + b. With
+S > 1 the env's reset has already sent start s to customer s + 1 (POMO's forced first node,
+not part of the log-likelihood); with S = 1 decoding starts at the depot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import Tensor, nn
+
+from lightning_modules.mtlkd.attention_encoder import AttentionEncoder, Norm
+from lightning_modules.mtlkd.features import (
+    CONTEXT_FEATURES,
+    CUSTOMER_FEATURES,
+    DEPOT_FEATURES,
+    context_features,
+    customer_features,
+    depot_features,
+)
+from lightning_modules.mtlkd.pointer_decoder import DecoderCache, PointerDecoder
+from problems.vrp import env
+from problems.vrp.env import VRPState
+from problems.vrp.instance import VRPBatch
+
+Decode = Literal["sampling", "greedy"]
+
+
+def _sample(log_p: Tensor) -> Tensor:
+    """One action per row drawn from exp(log_p) [R, N] by the Gumbel-max trick (exact, and
+    several times faster than `torch.multinomial` on CPU); -inf entries are never drawn."""
+    uniform = torch.rand_like(log_p).clamp_(min=torch.finfo(log_p.dtype).tiny)
+    return (log_p - torch.log(-torch.log(uniform))).argmax(-1)
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """A finished decoding of R = S * B rows.
+
+    Attributes:
+        state: the env's final state (`env.solution(state)`, `env.cost(state)` per row).
+        actions: [R, T] the actions the policy took after reset (the forced POMO first node
+            excluded), T = steps until every row was done.
+        log_likelihood: [R] sum_t log pi(a_t | s_t) over those actions (idle depot moves of
+            finished rows have probability 1 and add 0).
+    """
+
+    state: VRPState
+    actions: Tensor
+    log_likelihood: Tensor
+
+
+class POMOPolicy(nn.Module):
+    """pi(a_t | s_t, G) for every VRP variant; decodes all rows of a batch at once.
+
+    Args:
+        embed_dim: embedding size d.
+        num_layers: encoder layers (POMO: 6).
+        num_heads: attention heads in the encoder and in the decoder's glimpse.
+        ff_dim: encoder feed-forward hidden size.
+        norm: encoder normalisation, "instance" (POMO) or "rms" (RMSNorm).
+        logit_clip: C in u = C tanh(.) of the pointer logits.
+    """
+
+    def __init__(
+        self,
+        embed_dim: int = 128,
+        num_layers: int = 6,
+        num_heads: int = 8,
+        ff_dim: int = 512,
+        norm: Norm = "instance",
+        logit_clip: float = 10.0,
+    ) -> None:
+        super().__init__()
+        self.encoder = AttentionEncoder(
+            DEPOT_FEATURES, CUSTOMER_FEATURES, embed_dim, num_layers, num_heads, ff_dim, norm
+        )
+        self.decoder = PointerDecoder(embed_dim, CONTEXT_FEATURES, num_heads, logit_clip)
+
+    def encode(self, batch: VRPBatch) -> Tensor:
+        """Node embeddings [B, N, d]."""
+        return self.encoder(depot_features(batch), customer_features(batch))
+
+    def step_log_probs(self, h: Tensor, cache: DecoderCache, state: VRPState) -> Tensor:
+        """log pi(. | s_t) [R, N] for every row of `state` (illegal actions -inf)."""
+        b, _, d = h.shape
+        s = state.num_rows // b
+        current = state.current.view(s, b).T  # [B, S]
+        h_current = h.gather(1, current[..., None].expand(-1, -1, d))
+        context = context_features(state).view(s, b, -1).transpose(0, 1)
+        mask = env.action_mask(state).view(s, b, -1).transpose(0, 1)
+        log_p = self.decoder(cache, torch.cat([h_current, context], -1), mask)
+        return log_p.transpose(0, 1).reshape(state.num_rows, -1)
+
+    def forward(
+        self,
+        batch: VRPBatch,
+        num_starts: int = 1,
+        decode: Decode = "sampling",
+        actions: Tensor | None = None,
+    ) -> Rollout:
+        """Roll out `num_starts` starts per instance of `batch` (which must pass `check()`).
+
+        `decode` picks each action by sampling from pi or greedily (argmax); given `actions`
+        [R, T] (e.g. a previous `Rollout.actions`), the policy is teacher-forced along them
+        instead and returns their log-likelihood; an illegal forced action raises.
+        """
+        if decode not in ("sampling", "greedy"):
+            raise ValueError(f"decode must be 'sampling' or 'greedy', got {decode!r}")
+        h = self.encode(batch)
+        cache = self.decoder.precompute(h)
+        state = env.reset(batch, num_starts)
+        log_likelihood = torch.zeros(state.num_rows, device=h.device)
+        taken: list[Tensor] = []
+        max_steps = 2 * (batch.num_nodes - 1) if actions is None else actions.shape[1]
+        for t in range(max_steps):
+            if actions is None and bool(env.done(state).all()):
+                break
+            log_p = self.step_log_probs(h, cache, state)
+            if actions is not None:
+                action = actions[:, t]
+            elif decode == "greedy":
+                action = log_p.argmax(-1)
+            else:
+                action = _sample(log_p)
+            chosen = log_p.gather(1, action[:, None]).squeeze(-1)
+            if actions is not None and not bool(torch.isfinite(chosen).all()):
+                row = int((~torch.isfinite(chosen)).nonzero()[0])
+                raise ValueError(f"actions[{row}, {t}] = {int(action[row])} is illegal")
+            log_likelihood = log_likelihood + chosen
+            taken.append(action)
+            state = env.step(state, action)
+        if not bool(env.done(state).all()):
+            raise RuntimeError(f"rollout not finished after {max_steps} steps")
+        empty = torch.zeros(state.num_rows, 0, dtype=torch.long, device=h.device)
+        return Rollout(state, torch.stack(taken, 1) if taken else empty, log_likelihood)
