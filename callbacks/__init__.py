@@ -3,6 +3,7 @@
 from callbacks.fit_summary import FitSummary
 from callbacks.save_config import LoggerSaveConfigCallback
 from callbacks.sharpness_guard import SharpnessGuard
+from callbacks.vrp_route_plot import VRPRoutePlot
 from callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
@@ -10,5 +11,6 @@ __all__ = [
     "LoggerSaveConfigCallback",
     "OptiforgeWandbLogger",
     "SharpnessGuard",
+    "VRPRoutePlot",
     "resolve_wandb_mode",
 ]

@@ -1,0 +1,93 @@
+"""VRP route plots: the figure itself, and the callback's choice of what (and whether) to log."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+from lightning.pytorch.loggers import CSVLogger, WandbLogger
+
+from callbacks import VRPRoutePlot
+from callbacks.vrp_route_plot import figure_pixels, route_figure, split_routes
+from problems.vrp.generator import generate
+
+
+class RecordingWandbLogger(WandbLogger):
+    """A WandbLogger that records `log_image` calls instead of starting a run."""
+
+    def __init__(self) -> None:
+        super().__init__(mode="disabled")
+        self.calls: list[dict[str, object]] = []
+
+    def log_image(self, key: str, images: list[object], step: int | None = None, **kwargs: object):
+        self.calls.append({"key": key, "images": images, **kwargs})
+
+
+def test_split_routes_drops_empty_routes() -> None:
+    """Leading, trailing and repeated zeros give no empty routes."""
+    assert split_routes([0, 2, 1, 0, 0, 3, 0, 0]) == [[2, 1], [3]]
+    assert split_routes(torch.tensor([0, 0])) == []
+
+
+def test_route_figure_draws_one_line_per_route_and_open_routes_stay_open() -> None:
+    """Closed routes start and end at the depot, open ones end at their last customer; backhaul
+    customers get their own marker; the figure renders to RGB pixels."""
+    closed = generate("VRPB", 5, 1, seed=5)  # customers 1 and 4 are backhauls
+    depot = closed.locs[0, 0].double().numpy()
+    figure = route_figure(closed, [0, 1, 2, 0, 3, 4, 5, 0], "VRPB")
+    axes = figure.axes[0]
+    assert len(axes.lines) == 2 and axes.get_title() == "VRPB"
+    for line in axes.lines:
+        xy = line.get_xydata()
+        np.testing.assert_allclose(xy[0], depot)
+        np.testing.assert_allclose(xy[-1], depot)
+    labels = {text.get_text() for text in axes.get_legend().get_texts()}
+    assert labels == {"linehaul", "backhaul", "depot"}
+    opened = replace(closed, open_route=torch.tensor([True]))
+    (line,) = route_figure(opened, [0, 4, 2, 0], "open").axes[0].lines
+    np.testing.assert_allclose(line.get_xydata()[-1], closed.locs[0, 2].double().numpy())
+    pixels = figure_pixels(figure)
+    assert pixels.dtype == np.uint8 and pixels.ndim == 3 and pixels.shape[2] == 3
+
+
+def test_route_figure_takes_one_instance() -> None:
+    """A batch of two is rejected."""
+    with pytest.raises(ValueError, match="one instance"):
+        route_figure(generate("CVRP", 3, 2, seed=0), [0, 1, 2, 3, 0], "x")
+
+
+def outputs_of(variants: list[str]) -> dict[str, object]:
+    """A test_step output: instances of `variants` with one route per customer."""
+    instances = generate(variants, 4, len(variants), seed=1)
+    solutions = torch.tensor([[0, 1, 0, 2, 0, 3, 0, 4, 0]] * len(variants))
+    return {"instances": instances, "solutions": solutions, "costs": torch.ones(len(variants))}
+
+
+def test_callback_logs_one_image_per_variant_to_wandb_only(tmp_path: Path) -> None:
+    """With a WandbLogger the first instance of each variant is plotted once at test end;
+    with another logger nothing is kept or logged."""
+    callback, logger = VRPRoutePlot(key="test/routes"), RecordingWandbLogger()
+    trainer = SimpleNamespace(logger=logger, is_global_zero=True)
+    callback.on_test_start(trainer, None)  # type: ignore[arg-type]
+    for batch_idx, variants in enumerate([["CVRP", "VRPTW"], ["CVRP", "OVRP"]]):
+        callback.on_test_batch_end(trainer, None, outputs_of(variants), None, batch_idx)  # type: ignore[arg-type]
+    callback.on_test_end(trainer, None)  # type: ignore[arg-type]
+    (call,) = logger.calls
+    assert call["key"] == "test/routes" and len(call["images"]) == 3  # type: ignore[arg-type]
+    assert [c.split(",")[0] for c in call["caption"]] == ["CVRP", "OVRP", "VRPTW"]  # type: ignore[attr-defined]
+
+    other = SimpleNamespace(logger=CSVLogger(tmp_path), is_global_zero=True)
+    quiet = VRPRoutePlot()
+    quiet.on_test_batch_end(other, None, outputs_of(["CVRP"]), None, 0)  # type: ignore[arg-type]
+    quiet.on_test_end(other, None)  # type: ignore[arg-type]
+    assert quiet.examples == {}
+
+
+def test_empty_key_is_rejected() -> None:
+    """The image key must be non-empty."""
+    with pytest.raises(ValueError, match="key"):
+        VRPRoutePlot(key="")
