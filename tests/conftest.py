@@ -6,6 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run: CI is reproducible, never flaky by luck.
+settings.register_profile("optiforge", derandomize=True, deadline=None)
+settings.load_profile("optiforge")
 
 os.environ.setdefault("WANDB_MODE", "disabled")
 os.environ["WANDB_SILENT"] = "true"

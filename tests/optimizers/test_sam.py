@@ -242,13 +242,13 @@ def test_state_dict_round_trip_continues_identically(variant, kwargs, closures) 
 )
 def test_perturbation_has_length_rho(rho: float, values: list[float]) -> None:
     """||e|| = rho for any nonzero gradient (SAM), and the weights come back exactly.
-    (Entries below 1e-6 are excluded: their float32 squares underflow, the norm is 0 and SAM
-    then does not perturb.)"""
-    w = torch.tensor(values, requires_grad=True)
+    (float64, so that w + e - w is exact enough; entries below 1e-6 are excluded because in
+    float32 their squares underflow, the norm is 0 and SAM then does not perturb.)"""
+    w = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     if not bool((w != 0).any()):
         return
     optimizer = SAM([w], SGD, rho=rho)
-    closure, _ = quadratic_closure(w, torch.ones(len(values)), optimizer)
+    closure, _ = quadratic_closure(w, torch.ones(len(values), dtype=torch.float64), optimizer)
     closure()
     start = w.detach().clone()
     saved = optimizer.perturb()
