@@ -82,3 +82,21 @@ def test_fp16_with_a_gradient_scaler_fails_at_setup(optimizer_class: type) -> No
     )
     with pytest.raises(ValueError, match="trainer.precision='16-mixed'"):
         SharpnessGuard().on_fit_start(trainer, None)  # type: ignore[arg-type]
+
+
+def test_guard_hands_local_ascent_the_ddp_no_sync() -> None:
+    """Under DDP (a model with `no_sync`), a local-ascent optimizer gets that context; a
+    global-ascent one keeps its no-op context."""
+    local = SAM([torch.zeros(1, requires_grad=True)], local_ascent=True)
+    shared = SAM([torch.zeros(1, requires_grad=True)])
+    no_sync = object()
+    trainer = SimpleNamespace(
+        optimizers=[local, shared],
+        precision="32-true",
+        precision_plugin=SimpleNamespace(scaler=None),
+        accumulate_grad_batches=1,
+        model=SimpleNamespace(no_sync=no_sync),
+    )
+    SharpnessGuard().on_fit_start(trainer, None)  # type: ignore[arg-type]
+    assert local.ascent_context is no_sync
+    assert shared.ascent_context is not no_sync
