@@ -11,6 +11,8 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
+from datamodules.world import trainer_world
+
 
 class TensorClassificationDataModule(L.LightningDataModule):
     """Splits features `x` and integer labels `y` into train/val/test and serves them in batches.
@@ -110,15 +112,8 @@ class TensorClassificationDataModule(L.LightningDataModule):
         labels[noisy] = (labels[noisy] + shift) % self.num_classes
         return labels
 
-    def _world(self) -> tuple[int, int]:
-        """(world size, global rank) of the attached trainer, (1, 0) without one."""
-        trainer = self.trainer
-        if trainer is None:
-            return 1, 0
-        return trainer.world_size, trainer.global_rank
-
     def train_dataloader(self) -> DataLoader:
-        world_size, rank = self._world()
+        world_size, rank = trainer_world(self)
         sampler = DistributedSampler(
             self.splits["train"], num_replicas=world_size, rank=rank, shuffle=True, seed=self.seed
         )

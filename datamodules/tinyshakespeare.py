@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
+from datamodules.world import trainer_world
 from problems.data_paths import shared_data_path
 
 DEFAULT_FILE = "tinyshakespeare/input.txt"
@@ -196,15 +197,8 @@ class TinyShakespeareDataModule(L.LightningDataModule):
                 f"data.path {self.path!r} has a different vocabulary than the checkpoint"
             )
 
-    def _world(self) -> tuple[int, int]:
-        """(world size, global rank) of the attached trainer, (1, 0) without one."""
-        trainer = self.trainer
-        if trainer is None:
-            return 1, 0
-        return trainer.world_size, trainer.global_rank
-
     def train_dataloader(self) -> DataLoader:
-        world_size, rank = self._world()
+        world_size, rank = trainer_world(self)
         sampler = WindowSampler(
             self.splits["train"], self.train_windows_per_epoch, world_size, rank, self.seed
         )
