@@ -1,9 +1,10 @@
 """Route plots of one solved test instance per VRP variant, logged to W&B when testing ends.
 
 Works with any LightningModule whose `test_step` returns a mapping with "instances" (a
-`VRPBatch`), "solutions" ([B, T] node sequences, 0 between routes) and "costs" ([B], the
-validator's costs), e.g. `lightning_modules.POMOTeacher`. The first instance of every variant
-seen in the test set is kept; nothing is drawn unless the logger is a `WandbLogger`.
+`VRPBatch`), "solutions" ([B, T] node sequences, 0 between routes), "costs" ([B], the
+validator's costs) and "name" (the evaluation set, "VRPTW/n50" or "CVRP/X-n101-k25"), e.g.
+`lightning_modules.POMOTeacher`. The first instance of every variant (the part of the name
+before "/") is kept; nothing is drawn unless the logger is a `WandbLogger`.
 
 Example (any Lightning project):
     >>> from callbacks import VRPRoutePlot
@@ -91,7 +92,7 @@ class VRPRoutePlot(Callback):
         if not key:
             raise ValueError("key must be a non-empty string")
         self.key = key
-        self.examples: dict[str, tuple[VRPBatch, torch.Tensor, float]] = {}
+        self.examples: dict[str, tuple[str, VRPBatch, torch.Tensor, float]] = {}
 
     @override
     def on_test_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -109,12 +110,12 @@ class VRPRoutePlot(Callback):
     ) -> None:
         if not isinstance(trainer.logger, WandbLogger) or not outputs:
             return
-        instances, solutions, costs = outputs["instances"], outputs["solutions"], outputs["costs"]
-        for row in range(instances.batch_size):
-            name = instances.variant_of(row).name
-            if name not in self.examples:
-                instance = instances.index(row).to("cpu")
-                self.examples[name] = (instance, solutions[row].cpu(), float(costs[row]))
+        name = str(outputs["name"])
+        variant_name = name.split("/")[0]
+        if variant_name not in self.examples:
+            instance = outputs["instances"].index(0).to("cpu")
+            solution = outputs["solutions"][0].cpu()
+            self.examples[variant_name] = (name, instance, solution, float(outputs["costs"][0]))
 
     @override
     def on_test_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -122,7 +123,7 @@ class VRPRoutePlot(Callback):
         if not isinstance(logger, WandbLogger) or not self.examples or not trainer.is_global_zero:
             return
         images, captions = [], []
-        for name, (instance, solution, cost) in sorted(self.examples.items()):
+        for name, instance, solution, cost in (self.examples[key] for key in sorted(self.examples)):
             caption = f"{name}, n={instance.num_nodes - 1}, cost {cost:.4f}"
             images.append(figure_pixels(route_figure(instance, solution, caption)))
             captions.append(caption)

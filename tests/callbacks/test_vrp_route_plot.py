@@ -60,11 +60,12 @@ def test_route_figure_takes_one_instance() -> None:
         route_figure(generate("CVRP", 3, 2, seed=0), [0, 1, 2, 3, 0], "x")
 
 
-def outputs_of(variants: list[str]) -> dict[str, object]:
-    """A test_step output: instances of `variants` with one route per customer."""
-    instances = generate(variants, 4, len(variants), seed=1)
-    solutions = torch.tensor([[0, 1, 0, 2, 0, 3, 0, 4, 0]] * len(variants))
-    return {"instances": instances, "solutions": solutions, "costs": torch.ones(len(variants))}
+def outputs_of(name: str, cost: float) -> dict[str, object]:
+    """A test_step output for the set `name`: two instances with one route per customer."""
+    instances = generate(name.split("/")[0], 4, 2, seed=1)
+    solutions = torch.tensor([[0, 1, 0, 2, 0, 3, 0, 4, 0]] * 2)
+    costs = torch.full((2,), cost)
+    return {"instances": instances, "solutions": solutions, "costs": costs, "name": name}
 
 
 def test_callback_logs_one_image_per_variant_to_wandb_only(tmp_path: Path) -> None:
@@ -73,16 +74,21 @@ def test_callback_logs_one_image_per_variant_to_wandb_only(tmp_path: Path) -> No
     callback, logger = VRPRoutePlot(key="test/routes"), RecordingWandbLogger()
     trainer = SimpleNamespace(logger=logger, is_global_zero=True)
     callback.on_test_start(trainer, None)  # type: ignore[arg-type]
-    for batch_idx, variants in enumerate([["CVRP", "VRPTW"], ["CVRP", "OVRP"]]):
-        callback.on_test_batch_end(trainer, None, outputs_of(variants), None, batch_idx)  # type: ignore[arg-type]
+    for batch_idx, name in enumerate(["CVRP/n4", "VRPTW/n4", "CVRP/n4", "OVRP/n4"]):
+        outputs = outputs_of(name, cost=batch_idx + 1.0)
+        callback.on_test_batch_end(trainer, None, outputs, None, batch_idx)  # type: ignore[arg-type]
     callback.on_test_end(trainer, None)  # type: ignore[arg-type]
     (call,) = logger.calls
     assert call["key"] == "test/routes" and len(call["images"]) == 3  # type: ignore[arg-type]
-    assert [c.split(",")[0] for c in call["caption"]] == ["CVRP", "OVRP", "VRPTW"]  # type: ignore[attr-defined]
+    assert call["caption"] == [
+        "CVRP/n4, n=4, cost 1.0000",
+        "OVRP/n4, n=4, cost 4.0000",
+        "VRPTW/n4, n=4, cost 2.0000",
+    ]
 
     other = SimpleNamespace(logger=CSVLogger(tmp_path), is_global_zero=True)
     quiet = VRPRoutePlot()
-    quiet.on_test_batch_end(other, None, outputs_of(["CVRP"]), None, 0)  # type: ignore[arg-type]
+    quiet.on_test_batch_end(other, None, outputs_of("CVRP/n4", cost=1.0), None, 0)  # type: ignore[arg-type]
     quiet.on_test_end(other, None)  # type: ignore[arg-type]
     assert quiet.examples == {}
 
