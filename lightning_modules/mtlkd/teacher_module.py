@@ -102,7 +102,10 @@ class POMOTeacher(L.LightningModule):
         for field, mode in (("val_inference", val_inference), ("test_inference", test_inference)):
             if mode not in INFERENCE_MODES:
                 raise ValueError(f"model.{field} must be one of {INFERENCE_MODES}, got {mode!r}")
-        self.save_hyperparameters()
+        # The inference modes are evaluation settings, not part of the trained model: kept out of
+        # the checkpoint so that `train.py test --ckpt_path ... --model.test_inference greedy`
+        # is honoured (LightningCLI lets checkpoint hyperparameters override the command line).
+        self.save_hyperparameters(ignore=["val_inference", "test_inference"])
         self.policy = POMOPolicy(embed_dim, num_layers, num_heads, ff_dim, norm, logit_clip)
         self.num_starts = num_starts
         self.inference = {"val": val_inference, "test": test_inference}

@@ -242,6 +242,15 @@ def test_bad_arguments_raise_naming_the_field(field: str, value: object) -> None
         POMOTeacher(**{**TINY, field: value})  # type: ignore[arg-type]
 
 
+def test_inference_modes_stay_out_of_the_checkpoint_hyperparameters() -> None:
+    """The model's hyperparameters are saved, the evaluation modes are not (so `train.py test
+    --ckpt_path` with `--model.test_inference` is not overridden by the checkpoint)."""
+    teacher = POMOTeacher(**TINY, test_inference="greedy")
+    assert teacher.hparams["embed_dim"] == 16 and teacher.hparams["num_starts"] is None
+    assert "test_inference" not in teacher.hparams and "val_inference" not in teacher.hparams
+    assert teacher.inference == {"val": "multistart", "test": "greedy"}
+
+
 def test_embed_dim_must_divide_into_heads() -> None:
     """embed_dim not a multiple of num_heads is rejected."""
     with pytest.raises(ValueError, match="multiple of model.num_heads"):
