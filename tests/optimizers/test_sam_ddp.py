@@ -35,9 +35,8 @@ def build(kind: str, params) -> torch.optim.Optimizer:
     return MSAM(params, sgd, rho=RHO, micro_batch_size=4, local_ascent=True)
 
 
-def worker(rank: int, kind: str, port: int, out: str) -> None:
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+def train_locally(rank: int, kind: str) -> torch.Tensor:
+    """STEPS steps of `kind` on this rank's data under DDP; the final flattened parameters."""
     model = DistributedDataParallel(initial_model())
     optimizer = build(kind, model.parameters())
     optimizer.ascent_context = model.no_sync
@@ -53,11 +52,18 @@ def worker(rank: int, kind: str, port: int, out: str) -> None:
 
     for _ in range(STEPS):
         optimizer.step(closure)
-    flat = torch.cat([p.detach().flatten() for p in model.parameters()])
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def worker(rank: int, kind: str, port: int, out: str) -> None:
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+    flat = train_locally(rank, kind)  # the DDP model (and its reducer) is gone after this
     gathered = [torch.zeros_like(flat) for _ in range(WORLD)]
     dist.all_gather(gathered, flat)
     if rank == 0:
         torch.save(torch.stack(gathered), out)
+    dist.barrier()
     dist.destroy_process_group()
 
 
