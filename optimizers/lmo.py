@@ -120,7 +120,26 @@ class Sign(LMO):
         return -torch.sign(d) / d_in
 
 
-class ColNorm(LMO):
+class _AxisNorm(LMO):
+    """Shared shape handling of `ColNorm` / `RowNorm`: flatten to [d_out, d_in] (or its
+    transpose), normalize along one axis, restore the shape."""
+
+    min_ndim = 2
+
+    def __init__(self, transpose: bool = False) -> None:
+        self.transpose = transpose
+
+    def normalize(self, matrix: Tensor) -> Tensor:
+        """The LMO of a [d_out, d_in] matrix."""
+        raise NotImplementedError
+
+    def __call__(self, d: Tensor) -> Tensor:
+        matrix = _as_matrix(d)
+        out = self.normalize(matrix.T if self.transpose else matrix)
+        return (out.T if self.transpose else out).reshape(d.shape)
+
+
+class ColNorm(_AxisNorm):
     """l1 -> RMS operator-norm ball: every column j of [d_out, d_in] becomes
     -sqrt(d_out) d[:, j] / ||d[:, j]||_2 (unit RMS). Dual norm sqrt(d_out) sum_j ||d[:, j]||_2.
 
@@ -129,21 +148,12 @@ class ColNorm(LMO):
             [vocab, dim], whose rows are the columns of the map one-hot(vocab) -> dim.
     """
 
-    min_ndim = 2
-
-    def __init__(self, transpose: bool = False) -> None:
-        self.transpose = transpose
-
-    def __call__(self, d: Tensor) -> Tensor:
-        matrix = _as_matrix(d)
-        if self.transpose:
-            matrix = matrix.T
+    def normalize(self, matrix: Tensor) -> Tensor:
         norms = torch.linalg.vector_norm(matrix, dim=0, keepdim=True)
-        out = -math.sqrt(matrix.shape[0]) * matrix / _safe(norms)
-        return (out.T if self.transpose else out).reshape(d.shape)
+        return -math.sqrt(matrix.shape[0]) * matrix / _safe(norms)
 
 
-class RowNorm(LMO):
+class RowNorm(_AxisNorm):
     """RMS -> l_inf operator-norm ball: every row i of [d_out, d_in] becomes
     -d[i, :] / (sqrt(d_in) ||d[i, :]||_2). Dual norm sum_i ||d[i, :]||_2 / sqrt(d_in).
 
@@ -151,18 +161,9 @@ class RowNorm(LMO):
         transpose: read the tensor as [d_in, d_out] (see `ColNorm`).
     """
 
-    min_ndim = 2
-
-    def __init__(self, transpose: bool = False) -> None:
-        self.transpose = transpose
-
-    def __call__(self, d: Tensor) -> Tensor:
-        matrix = _as_matrix(d)
-        if self.transpose:
-            matrix = matrix.T
+    def normalize(self, matrix: Tensor) -> Tensor:
         norms = torch.linalg.vector_norm(matrix, dim=1, keepdim=True)
-        out = -matrix / (math.sqrt(matrix.shape[1]) * _safe(norms))
-        return (out.T if self.transpose else out).reshape(d.shape)
+        return -matrix / (math.sqrt(matrix.shape[1]) * _safe(norms))
 
 
 class BiasRMS(LMO):
