@@ -1,5 +1,6 @@
 """Lightning callbacks (and the W&B logger default) that any Lightning project can import."""
 
+from callbacks.dual_updates import DualUpdates, require_dual_updates
 from callbacks.fit_summary import FitSummary
 from callbacks.save_config import LoggerSaveConfigCallback
 from callbacks.sharpness_guard import SharpnessGuard
@@ -7,6 +8,8 @@ from callbacks.vrp_route_plot import VRPRoutePlot
 from callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
+    "DualUpdates",
+    "require_dual_updates",
     "FitSummary",
     "LoggerSaveConfigCallback",
     "OptiforgeWandbLogger",

@@ -73,8 +73,9 @@ class TensorClassificationDataModule(L.LightningDataModule):
         self.drop_last = drop_last
         self.splits: dict[str, TensorDataset] = {}
 
-    def load_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return features [n, ...] (float) and labels [n] (int in 0..num_classes-1)."""
+    def load_arrays(self) -> tuple[np.ndarray, ...]:
+        """Return features [n, ...] (float), labels [n] (int in 0..num_classes-1), and optionally
+        further per-sample arrays [n, ...] (e.g. group ids) that are split alongside."""
         raise NotImplementedError
 
     @property
@@ -86,7 +87,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         """Load once, then split with a seeded permutation and corrupt training labels if asked."""
         if self.splits:
             return
-        x, y = self.load_arrays()
+        x, y, *extras = self.load_arrays()
         rng = np.random.default_rng(self.seed)
         order = rng.permutation(len(y))
         n_val = round(self.val_fraction * len(y))
@@ -98,11 +99,14 @@ class TensorClassificationDataModule(L.LightningDataModule):
         }
         features = torch.as_tensor(x, dtype=torch.float32)
         labels = torch.as_tensor(y, dtype=torch.long)
+        side = [torch.as_tensor(extra) for extra in extras]
         for split, index in parts.items():
             split_labels = labels[index].clone()
             if split == "train" and self.label_noise > 0:
                 split_labels = self._corrupt(split_labels, rng)
-            self.splits[split] = TensorDataset(features[index], split_labels)
+            self.splits[split] = TensorDataset(
+                features[index], split_labels, *(extra[index] for extra in side)
+            )
 
     def _corrupt(self, labels: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
         """Replace a `label_noise` share of labels by a different class, chosen uniformly."""

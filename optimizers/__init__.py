@@ -1,5 +1,7 @@
 """Plain torch optimizers (never import lightning here)."""
 
+from optimizers.constraint_residual import ConstraintResidual, equality, inequality
+from optimizers.dual_ascent import DualAscent
 from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
 from optimizers.msam import MSAM
 from optimizers.nsam import NSAM
@@ -11,6 +13,10 @@ from optimizers.scion_groups import scion_param_groups
 from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
 __all__ = [
+    "ConstraintResidual",
+    "DualAscent",
+    "equality",
+    "inequality",
     "MSAM",
     "NSAM",
     "RWSAM",

@@ -1,0 +1,145 @@
+"""DualUpdates under Lightning: KKT convergence, checkpoint resume, logging, accumulation, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import pytest
+import torch
+
+from callbacks import DualUpdates
+from datamodules.full_batch import full_batch_loader
+from optimizers import equality, inequality
+
+
+def problem() -> tuple[torch.Tensor, ...]:
+    """min 0.5||Ax - b||^2 s.t. Cx = d, and its KKT solution (x*, mu*)."""
+    generator = torch.Generator().manual_seed(5)
+    a = torch.randn(10, 4, generator=generator, dtype=torch.float64)
+    b = torch.randn(10, generator=generator, dtype=torch.float64)
+    c = torch.randn(2, 4, generator=generator, dtype=torch.float64)
+    d = torch.randn(2, generator=generator, dtype=torch.float64)
+    kkt = torch.zeros(6, 6, dtype=torch.float64)
+    kkt[:4, :4], kkt[:4, 4:], kkt[4:, :4] = a.T @ a, c.T, c
+    solution = torch.linalg.solve(kkt, torch.cat([a.T @ b, d]))
+    return a, b, c, d, solution[:4], solution[4:]
+
+
+class ConstrainedLeastSquares(L.LightningModule):
+    """x in R^4 fitted to (A, b) under Cx = d; the batch carries A and b."""
+
+    def __init__(self, lr: float = 0.05, with_inequality: bool = False) -> None:
+        super().__init__()
+        self.x = torch.nn.Parameter(torch.zeros(4, dtype=torch.float64))
+        _, _, self.c, self.d, _, _ = problem()
+        self.lr = lr
+        self.with_inequality = with_inequality
+
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> dict:
+        a, b = batch
+        loss = 0.5 * (a @ self.x - b).square().mean() * 10
+        constraints = {"linear": equality(self.c @ self.x - self.d)}
+        if self.with_inequality:
+            constraints["bound"] = inequality(self.x[:1] - 10.0)
+        return {"loss": loss, "constraints": constraints}
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
+
+    def train_dataloader(self) -> torch.utils.data.DataLoader:
+        a, b, *_ = problem()
+        return full_batch_loader((a, b), steps=500)
+
+
+def trainer(tmp_path: Path, epochs: int, **kwargs) -> L.Trainer:
+    options = {
+        "max_epochs": epochs,
+        "logger": False,
+        "enable_progress_bar": False,
+        "enable_model_summary": False,
+        "default_root_dir": tmp_path,
+        "callbacks": [DualUpdates(dual_lr=0.05, log_every_n_steps=1)],
+    }
+    options.update(kwargs)
+    return L.Trainer(**options)
+
+
+def dual_callback(fit: L.Trainer) -> DualUpdates:
+    return next(cb for cb in fit.callbacks if isinstance(cb, DualUpdates))
+
+
+def test_lightning_fit_reaches_the_kkt_point(tmp_path: Path) -> None:
+    module = ConstrainedLeastSquares()
+    fit = trainer(tmp_path, epochs=10, enable_checkpointing=False)
+    fit.fit(module)
+    *_, x_star, mu_star = problem()
+    duals = dual_callback(fit).duals
+    assert duals.dual_steps == fit.global_step == 5000
+    assert float((module.x.detach() - x_star).abs().max()) < 1e-4
+    assert float((duals.multipliers["linear"] - mu_star).abs().max()) < 1e-4
+    metrics = fit.callback_metrics
+    torch.testing.assert_close(
+        metrics["constraints/linear/multiplier_0"].double(), duals.multipliers["linear"][0]
+    )
+    assert "constraints/objective" in metrics
+    # the training step is the module's own method again after fit
+    assert "training_step" not in vars(module)
+
+
+def test_resume_from_checkpoint_continues_exactly(tmp_path: Path) -> None:
+    """2 epochs + resume to 4 = 4 epochs straight: parameters and multipliers bit for bit."""
+    straight_module = ConstrainedLeastSquares(with_inequality=True)
+    straight = trainer(tmp_path / "straight", epochs=4, enable_checkpointing=False)
+    straight.fit(straight_module)
+
+    first = trainer(tmp_path / "first", epochs=2)
+    first.fit(ConstrainedLeastSquares(with_inequality=True))
+    checkpoint = next((tmp_path / "first").rglob("*.ckpt"))
+    assert "DualUpdates" in torch.load(checkpoint, weights_only=False)["callbacks"]
+    resumed_module = ConstrainedLeastSquares(with_inequality=True)
+    resumed = trainer(tmp_path / "resumed", epochs=4)
+    resumed.fit(resumed_module, ckpt_path=checkpoint)
+
+    torch.testing.assert_close(resumed_module.x, straight_module.x, rtol=0, atol=0)
+    for name in ("linear", "bound"):
+        torch.testing.assert_close(
+            dual_callback(resumed).duals.multipliers[name],
+            dual_callback(straight).duals.multipliers[name],
+            rtol=0,
+            atol=0,
+        )
+    assert dual_callback(resumed).duals.primal_steps == 2000
+
+
+def test_gradient_accumulation_steps_duals_once_per_optimizer_step(tmp_path: Path) -> None:
+    fit = trainer(tmp_path, epochs=1, accumulate_grad_batches=4, enable_checkpointing=False)
+    fit.fit(ConstrainedLeastSquares())
+    duals = dual_callback(fit).duals
+    assert fit.global_step == duals.primal_steps == 125
+
+
+class Unconstrained(ConstrainedLeastSquares):
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int):
+        a, b = batch
+        return (a @ self.x - b).square().mean()
+
+
+class Manual(ConstrainedLeastSquares):
+    def __init__(self) -> None:
+        super().__init__()
+        self.automatic_optimization = False
+
+
+@pytest.mark.parametrize(
+    ("module", "message"),
+    [
+        (Unconstrained(), "training_step must return a dict with 'loss' and 'constraints'"),
+        (Manual(), "DualUpdates needs automatic optimization"),
+    ],
+)
+def test_misuse_fails_with_a_clear_message(
+    module: L.LightningModule, message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        trainer(tmp_path, epochs=1, max_steps=2, enable_checkpointing=False).fit(module)
