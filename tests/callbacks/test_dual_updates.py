@@ -1,4 +1,4 @@
-"""DualUpdates under Lightning: KKT convergence, checkpoint resume, logging, accumulation, errors."""
+"""DualUpdates under Lightning: KKT point, checkpoint resume, logging, accumulation, errors."""
 
 from __future__ import annotations
 

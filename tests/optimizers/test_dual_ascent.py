@@ -17,7 +17,7 @@ def leaf(values: list[float]) -> torch.Tensor:
 
 
 def test_equality_multipliers_unprojected_inequality_projected() -> None:
-    """SGD ascent: mu += lr * r; the equality multiplier goes negative, the inequality one is cut."""
+    """SGD ascent mu += lr * r: the equality multiplier goes negative, the inequality one is cut."""
     duals = DualAscent(dual_lr=0.5)
     h, g = leaf([-2.0, 1.0]), leaf([-3.0, 4.0])
     duals.lagrangian(torch.zeros((), dtype=torch.float64), {"h": equality(h), "g": inequality(g)})
