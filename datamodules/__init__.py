@@ -1,6 +1,7 @@
 """LightningDataModules: data generation, loading, splits and collation."""
 
 from datamodules.compas import CompasDataModule
+from datamodules.compas_fairness import CompasFairnessDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
@@ -8,6 +9,7 @@ from datamodules.vrp import VRPDataModule
 
 __all__ = [
     "CompasDataModule",
+    "CompasFairnessDataModule",
     "DigitsDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",

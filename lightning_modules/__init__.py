@@ -2,6 +2,7 @@
 
 from lightning_modules.char_lm import CharLanguageModel
 from lightning_modules.classifier import Classifier
+from lightning_modules.constrained import FairClassifier
 from lightning_modules.mtlkd import POMOTeacher
 
-__all__ = ["Classifier", "CharLanguageModel", "POMOTeacher"]
+__all__ = ["Classifier", "CharLanguageModel", "FairClassifier", "POMOTeacher"]

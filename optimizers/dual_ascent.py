@@ -87,9 +87,14 @@ class DualAscent:
         self.optimizer: torch.optim.Optimizer | None = None
         self.primal_steps = 0
         self.dual_steps = 0
-        self._residual_sum: dict[str, torch.Tensor] = {}
-        self._residual_count = 0
         self.last_residuals: dict[str, torch.Tensor] = {}
+        # All multipliers live in one flat tensor (`multipliers` holds views of it), so a dual
+        # step is one optimizer update and one projection whatever the number of constraints.
+        self._flat = torch.zeros(0)
+        self._lower = torch.zeros(0)
+        self._sizes: list[int] = []
+        self._residual_sum: torch.Tensor | None = None
+        self._residual_count = 0
 
     def lagrangian(
         self, loss: torch.Tensor, constraints: Mapping[str, ConstraintResidual]
@@ -98,14 +103,14 @@ class DualAscent:
         residuals = self._checked(constraints)
         if not self.multipliers:
             self._create(residuals, {name: c.kind for name, c in constraints.items()})
-        self._follow_device(next(iter(residuals.values())).device)
-        total = loss
-        for name, value in residuals.items():
-            total = total + (self.multipliers[name] * value).sum()
-            if self.augmented_penalty > 0:
-                violation = value if self.kinds[name] == "equality" else torch.relu(value)
-                total = total + 0.5 * self.augmented_penalty * violation.square().sum()
-        self._record({name: value.detach() for name, value in residuals.items()})
+        flat = torch.cat([residuals[name] for name in self.multipliers])
+        self._require_finite(flat.detach())
+        self._follow_device(flat.device)
+        total = loss + (self._flat * flat).sum()
+        if self.augmented_penalty > 0:
+            violation = torch.maximum(flat, self._lower)  # relu for inequalities only
+            total = total + 0.5 * self.augmented_penalty * violation.square().sum()
+        self._record(flat.detach())
         return total
 
     def step(self) -> bool:
@@ -115,28 +120,25 @@ class DualAscent:
         self.primal_steps += 1
         if self.primal_steps % self.update_every != 0:
             return False
-        mean_residuals = self._mean_residuals()
-        self._residual_sum = {}
+        mean_residual = self._mean_residual()
+        self._residual_sum = None
         self._residual_count = 0
         if self.primal_steps <= self.warmup_steps:
             return False
         assert self.optimizer is not None
-        for name, multiplier in self.multipliers.items():
-            multiplier.grad = -mean_residuals[name]  # ascent on L: descend -r
+        self._flat.grad = -mean_residual  # ascent on L: descend -r
         self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
+        self._flat.grad = None
         with torch.no_grad():
-            for name, multiplier in self.multipliers.items():
-                if self.kinds[name] == "inequality":
-                    multiplier.clamp_(min=0.0)
+            self._flat.clamp_(min=self._lower)  # inequality multipliers onto >= 0
         self.dual_steps += 1
         return True
 
     def _checked(self, constraints: Mapping[str, ConstraintResidual]) -> dict[str, torch.Tensor]:
-        """Residuals by name after shape, kind, finiteness and differentiability checks."""
+        """Residuals by name (flattened) after name, kind, shape and differentiability checks."""
         if not constraints:
             raise ValueError("constraints: at least one named constraint residual is needed")
-        if self.multipliers and set(constraints) != set(self.multipliers):
+        if self.multipliers and constraints.keys() != self.multipliers.keys():
             raise ValueError(
                 f"constraints: names changed from {sorted(self.multipliers)} to "
                 f"{sorted(constraints)}; the set of constraints is fixed after the first batch"
@@ -166,8 +168,6 @@ class DualAscent:
                         f"constraint {name!r}: residual has {value.numel()} entries, its "
                         f"multiplier has {self.multipliers[name].numel()}"
                     )
-            if not bool(torch.isfinite(value.detach()).all()):
-                raise ValueError(f"constraint {name!r}: residual is not finite: {value.detach()}")
             if torch.is_grad_enabled() and not value.requires_grad:
                 raise ValueError(
                     f"constraint {name!r}: residual does not depend on any parameter that "
@@ -176,49 +176,75 @@ class DualAscent:
             residuals[name] = value
         return residuals
 
+    def _require_finite(self, flat: torch.Tensor) -> None:
+        """One check for all residuals; on failure, name the offending constraint."""
+        if bool(torch.isfinite(flat).all()):
+            return
+        for name, value in zip(self.multipliers, flat.split(self._sizes), strict=True):
+            if not bool(torch.isfinite(value).all()):
+                raise ValueError(f"constraint {name!r}: residual is not finite: {value}")
+
     def _create(self, residuals: dict[str, torch.Tensor], kinds: dict[str, ConstraintKind]) -> None:
-        for name in sorted(residuals):
-            value = residuals[name]
-            self.multipliers[name] = torch.zeros_like(value, requires_grad=False).detach()
-            self.kinds[name] = kinds[name]
-        self._build_optimizer()
+        names = sorted(residuals)
+        values = [residuals[name] for name in names]
+        self._install(
+            torch.zeros(
+                sum(v.numel() for v in values), dtype=values[0].dtype, device=values[0].device
+            ),
+            names,
+            [v.numel() for v in values],
+            {name: kinds[name] for name in names},
+        )
+
+    def _install(
+        self,
+        flat: torch.Tensor,
+        names: list[str],
+        sizes: list[int],
+        kinds: dict[str, ConstraintKind],
+    ) -> None:
+        """Adopt `flat` as the multiplier storage: views by name, projection bounds, optimizer."""
+        self._flat = flat.detach().clone()
+        self._sizes = sizes
+        self.kinds = dict(kinds)
+        self.multipliers = dict(zip(names, self._flat.split(sizes), strict=True))
+        lower = [
+            torch.full((size,), 0.0 if kinds[name] == "inequality" else -torch.inf)
+            for name, size in zip(names, sizes, strict=True)
+        ]
+        self._lower = torch.cat(lower).to(self._flat)
+        optimizer_class = DUAL_OPTIMIZERS[self.dual_optimizer_name]
+        self.optimizer = optimizer_class(
+            [self._flat], lr=self.dual_lr, **self.dual_optimizer_kwargs
+        )
 
     def _follow_device(self, device: torch.device) -> None:
         """Move multipliers and dual state to the residuals' device (e.g. after a CPU resume)."""
-        if next(iter(self.multipliers.values())).device == device:
+        if self._flat.device == device:
             return
-        for multiplier in self.multipliers.values():
-            multiplier.data = multiplier.data.to(device)
         assert self.optimizer is not None
-        for state in self.optimizer.state.values():
-            for key, value in state.items():
-                if isinstance(value, torch.Tensor) and key != "step":
-                    state[key] = value.to(device)
-        self._residual_sum = {name: r.to(device) for name, r in self._residual_sum.items()}
+        state = self.optimizer.state_dict()
+        self._install(self._flat.to(device), list(self.multipliers), self._sizes, self.kinds)
+        self.optimizer.load_state_dict(state)  # torch casts the state to the parameter's device
+        if self._residual_sum is not None:
+            self._residual_sum = self._residual_sum.to(device)
 
-    def _build_optimizer(self) -> None:
-        optimizer_class = DUAL_OPTIMIZERS[self.dual_optimizer_name]
-        self.optimizer = optimizer_class(
-            list(self.multipliers.values()), lr=self.dual_lr, **self.dual_optimizer_kwargs
-        )
-
-    def _record(self, residuals: dict[str, torch.Tensor]) -> None:
-        for name, value in residuals.items():
-            previous = self._residual_sum.get(name)
-            self._residual_sum[name] = value.clone() if previous is None else previous + value
+    def _record(self, flat: torch.Tensor) -> None:
+        if self._residual_sum is None:
+            self._residual_sum = flat.clone()
+        else:
+            self._residual_sum += flat
         self._residual_count += 1
-        self.last_residuals = residuals
+        self.last_residuals = dict(zip(self.multipliers, flat.split(self._sizes), strict=True))
 
-    def _mean_residuals(self) -> dict[str, torch.Tensor]:
-        if self._residual_count == 0:
+    def _mean_residual(self) -> torch.Tensor:
+        if self._residual_sum is None:
             raise RuntimeError("DualAscent.step: no residuals recorded since the last dual step")
-        names = sorted(self._residual_sum)
-        flat = torch.cat([self._residual_sum[name] for name in names]) / self._residual_count
+        mean = self._residual_sum / self._residual_count
         if self.sync_residuals and dist.is_available() and dist.is_initialized():
-            dist.all_reduce(flat, op=dist.ReduceOp.SUM)
-            flat /= dist.get_world_size()
-        sizes = [self._residual_sum[name].numel() for name in names]
-        return dict(zip(names, flat.split(sizes), strict=True))
+            dist.all_reduce(mean, op=dist.ReduceOp.SUM)
+            mean /= dist.get_world_size()
+        return mean
 
     def state_dict(self) -> dict[str, Any]:
         """Multipliers, dual optimizer state, counters and the pending residual window."""
@@ -228,20 +254,25 @@ class DualAscent:
             "dual_optimizer": None if self.optimizer is None else self.optimizer.state_dict(),
             "primal_steps": self.primal_steps,
             "dual_steps": self.dual_steps,
-            "residual_sum": {name: r.clone() for name, r in self._residual_sum.items()},
+            "residual_sum": None if self._residual_sum is None else self._residual_sum.clone(),
             "residual_count": self._residual_count,
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore what `state_dict` saved; the run continues exactly where it stopped."""
-        self.multipliers = {name: m.clone() for name, m in sorted(state["multipliers"].items())}
-        self.kinds = dict(state["kinds"])
-        self.optimizer = None
-        if self.multipliers:
-            self._build_optimizer()
+        multipliers = state["multipliers"]
+        if multipliers:
+            names = sorted(multipliers)
+            self._install(
+                torch.cat([multipliers[name].reshape(-1) for name in names]),
+                names,
+                [multipliers[name].numel() for name in names],
+                {name: state["kinds"][name] for name in names},
+            )
             assert self.optimizer is not None
             self.optimizer.load_state_dict(state["dual_optimizer"])
         self.primal_steps = int(state["primal_steps"])
         self.dual_steps = int(state["dual_steps"])
-        self._residual_sum = {name: r.clone() for name, r in state["residual_sum"].items()}
+        residual_sum = state["residual_sum"]
+        self._residual_sum = None if residual_sum is None else residual_sum.clone()
         self._residual_count = int(state["residual_count"])

@@ -1,0 +1,5 @@
+"""Equality-constrained learning experiments (Barthakur & Chamon): fairness, PINN, interpolation."""
+
+from lightning_modules.constrained.fair_classifier import FairClassifier
+
+__all__ = ["FairClassifier"]
