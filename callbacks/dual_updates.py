@@ -38,9 +38,9 @@ class DualUpdates(L.Callback):
         dual_optimizer, dual_lr, dual_optimizer_kwargs, update_every, warmup_steps,
         augmented_penalty: those of `optimizers.DualAscent`; `update_every` and `warmup_steps`
             count optimizer steps.
-        log_every_n_steps: log residuals and multipliers every this many optimizer steps.
-            Vectors of up to 16 entries are logged entry by entry, longer ones as max |r|,
-            mean |r|, max |mu| and mean mu.
+
+    Residuals and multipliers are logged at the trainer's `log_every_n_steps`: vectors of up to
+    16 entries entry by entry, longer ones as max |r|, mean |r|, max |mu| and mean mu.
     """
 
     def __init__(
@@ -51,10 +51,7 @@ class DualUpdates(L.Callback):
         update_every: int = 1,
         warmup_steps: int = 0,
         augmented_penalty: float = 0.0,
-        log_every_n_steps: int = 10,
     ) -> None:
-        if log_every_n_steps < 1:
-            raise ValueError(f"log_every_n_steps must be >= 1, got {log_every_n_steps}")
         self.duals = DualAscent(
             dual_optimizer=dual_optimizer,
             dual_lr=dual_lr,
@@ -63,7 +60,6 @@ class DualUpdates(L.Callback):
             warmup_steps=warmup_steps,
             augmented_penalty=augmented_penalty,
         )
-        self.log_every_n_steps = log_every_n_steps
         self._original_training_step: Callable[..., Any] | None = None
         self._seen_global_step = 0
 
@@ -123,7 +119,7 @@ class DualUpdates(L.Callback):
             return  # gradient accumulation: no optimizer step yet
         self._seen_global_step = trainer.global_step
         self.duals.step()
-        if trainer.global_step % self.log_every_n_steps == 0:
+        if trainer.global_step % trainer.log_every_n_steps == 0:
             self._log(pl_module, outputs)
 
     def _log(self, pl_module: L.LightningModule, outputs: Any) -> None:

@@ -11,6 +11,8 @@ import torch
 from callbacks import DualUpdates
 from datamodules.full_batch import full_batch_loader
 from optimizers import equality, inequality
+from tests.cli_helpers import PROJECT_ROOT, run_train_py
+from tests.wandb_offline_reader import history_values, read_records
 
 
 def problem() -> tuple[torch.Tensor, ...]:
@@ -59,7 +61,8 @@ def trainer(tmp_path: Path, epochs: int, **kwargs) -> L.Trainer:
         "enable_progress_bar": False,
         "enable_model_summary": False,
         "default_root_dir": tmp_path,
-        "callbacks": [DualUpdates(dual_lr=0.05, log_every_n_steps=1)],
+        "callbacks": [DualUpdates(dual_lr=0.05)],
+        "log_every_n_steps": 1,
     }
     options.update(kwargs)
     return L.Trainer(**options)
@@ -143,3 +146,32 @@ def test_misuse_fails_with_a_clear_message(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         trainer(tmp_path, epochs=1, max_steps=2, enable_checkpointing=False).fit(module)
+
+
+@pytest.mark.slow
+def test_multipliers_and_residuals_reach_wandb_offline(tmp_path: Path) -> None:
+    """`train.py fit` on the COMPAS parity config logs every multiplier and residual to W&B."""
+    result = run_train_py(
+        "fit",
+        "--config",
+        str(PROJECT_ROOT / "configs" / "constrained" / "compas_fair_logreg.yaml"),
+        "--trainer.max_epochs",
+        "1",
+        "--data.full_batch_steps",
+        "20",
+        "--trainer.log_every_n_steps",
+        "5",
+        "--test_after_fit",
+        "false",
+        cwd=tmp_path,
+        env={"WANDB_MODE": "offline"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = read_records(next(tmp_path.glob("wandb/offline-run-*/run-*.wandb")))
+    for name, size in (("parity_race", 4), ("parity_sex", 2)):
+        for index in range(size):
+            for kind in ("multiplier", "residual"):
+                values = history_values(records, f"constraints/{name}/{kind}_{index}")
+                assert len(values) == 4, (name, kind, index)
+        multipliers = history_values(records, f"constraints/{name}/multiplier_0")
+        assert multipliers[-1] != multipliers[0]  # the dual step moved it
