@@ -2,6 +2,7 @@
 
 from datamodules.compas import CompasDataModule
 from datamodules.compas_fairness import CompasFairnessDataModule
+from datamodules.convection import ConvectionDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
@@ -10,6 +11,7 @@ from datamodules.vrp import VRPDataModule
 __all__ = [
     "CompasDataModule",
     "CompasFairnessDataModule",
+    "ConvectionDataModule",
     "DigitsDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",

@@ -12,25 +12,26 @@ from torch.utils.data import DataLoader, Dataset
 
 
 class RepeatedFullBatch(Dataset):
-    """`steps` items, each the tuple of whole tensors (this rank's contiguous shard of rows)."""
+    """`steps` items, each the tuple of whole tensors (this rank's contiguous shard of each).
+
+    The tensors may differ in length (e.g. interior and boundary points of a PINN); each is
+    sharded on its own and must split evenly over the processes.
+    """
 
     def __init__(
         self, tensors: tuple[torch.Tensor, ...], steps: int, world_size: int = 1, rank: int = 0
     ) -> None:
         if steps < 1:
             raise ValueError(f"steps must be >= 1, got {steps}")
-        rows = len(tensors[0])
-        if any(len(t) != rows for t in tensors):
-            raise ValueError(
-                f"tensors must share their first dimension, got {[len(t) for t in tensors]}"
-            )
-        if rows % world_size != 0:
-            raise ValueError(
-                f"full-batch training needs the {rows} training rows to split evenly over "
-                f"{world_size} processes (equal shards keep the averaged gradient exact)"
-            )
-        shard = rows // world_size
-        self.tensors = tuple(t[rank * shard : (rank + 1) * shard] for t in tensors)
+        for tensor in tensors:
+            if len(tensor) % world_size != 0:
+                raise ValueError(
+                    f"full-batch training needs the {len(tensor)} training rows to split evenly "
+                    f"over {world_size} processes (equal shards keep the averaged gradient exact)"
+                )
+        self.tensors = tuple(
+            t[rank * (len(t) // world_size) : (rank + 1) * (len(t) // world_size)] for t in tensors
+        )
         self.steps = steps
 
     def __len__(self) -> int:

@@ -144,8 +144,8 @@ class ConvectionPINN(L.LightningModule):
         self._reset_error()
 
     def _reset_error(self) -> None:
-        self._squared_error = torch.zeros((), device=self.device)
-        self._squared_norm = torch.zeros((), device=self.device)
+        self._squared_error = torch.zeros((), dtype=self.dtype, device=self.device)
+        self._squared_norm = torch.zeros((), dtype=self.dtype, device=self.device)
 
     def _accumulate(self, points: torch.Tensor) -> None:
         target = exact_solution(points, self.beta)
