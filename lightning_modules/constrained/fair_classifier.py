@@ -174,7 +174,9 @@ class FairClassifier(L.LightningModule):
 
     def _log_fairness(self, split: str) -> None:
         """Accuracy, BCE, and per attribute the hard and smoothed parity gaps on the split."""
-        probabilities, labels, groups = (torch.cat(part) for part in zip(*self._eval_outputs, strict=True))
+        probabilities, labels, groups = (
+            torch.cat(part) for part in zip(*self._eval_outputs, strict=True)
+        )
         self._eval_outputs.clear()
         probabilities = self.all_gather(probabilities).reshape(-1)
         labels = self.all_gather(labels).reshape(-1)
