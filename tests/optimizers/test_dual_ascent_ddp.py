@@ -1,4 +1,4 @@
-"""DualAscent under torch.distributed (2 CPU processes, gloo): residuals averaged before the step."""
+"""DualAscent under torch.distributed (2 CPU processes, gloo): residuals averaged per step."""
 
 from __future__ import annotations
 
