@@ -29,10 +29,11 @@ from problems.vrp.variants import ALL_VARIANTS
 RESULTS = Path(__file__).resolve().parent / "results"
 GOAL_RATIO = 2.0  # issue 5: ours >= 2x RL4CO's MTVRPEnv
 PEER_MISSING = (
-    "RL4CO MTVRPEnv not measured: rl4co is not installed. `pip install --dry-run rl4co` "
-    "(rl4co 0.7.0, torch kept) would also install hoptorch 0.1.4 as a dependency of torchrl "
-    "0.14.1 and lazy-importer 0.1.0 as a dependency of importlib_metadata 10.2.0, packages "
-    "those upstream projects do not declare; not installed as a supply-chain precaution."
+    "RL4CO MTVRPEnv not measured: rl4co is not importable. Install it with the bench extra "
+    "(`pip install -e '.[bench]'`), which keeps importlib_metadata < 10: importlib_metadata "
+    "10.2.0 on PyPI depends on lazy-importer 0.1.0 (no author, no source URL), which upstream "
+    "python/importlib_metadata does not declare. (hoptorch, pulled by torchrl, is declared "
+    "upstream by pytorch/rl.)"
 )
 
 
