@@ -4,6 +4,7 @@ from datamodules.compas import CompasDataModule
 from datamodules.compas_fairness import CompasFairnessDataModule
 from datamodules.convection import ConvectionDataModule
 from datamodules.digits import DigitsDataModule
+from datamodules.digits_interpolation import DigitsInterpolationDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
 from datamodules.vrp import VRPDataModule
@@ -13,6 +14,7 @@ __all__ = [
     "CompasFairnessDataModule",
     "ConvectionDataModule",
     "DigitsDataModule",
+    "DigitsInterpolationDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",
     "VRPDataModule",

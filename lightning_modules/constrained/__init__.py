@@ -2,5 +2,6 @@
 
 from lightning_modules.constrained.convection_pinn import ConvectionPINN
 from lightning_modules.constrained.fair_classifier import FairClassifier
+from lightning_modules.constrained.interpolating_classifier import InterpolatingClassifier
 
-__all__ = ["ConvectionPINN", "FairClassifier"]
+__all__ = ["ConvectionPINN", "FairClassifier", "InterpolatingClassifier"]
