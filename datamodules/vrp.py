@@ -230,12 +230,23 @@ class VRPDataModule(L.LightningDataModule):
     def prepare_data(self) -> None:
         """Generate, solve and save every val/test set that is not cached yet (rank 0 only)."""
         for split in SPLITS:
-            for index, name in enumerate(self.eval_variants):
-                for size in self.eval_sizes:
-                    path = self.cache_path(split, name, size)
-                    if not path.is_file():
-                        seed = derived_seed(self.seed, SPLITS.index(split) + 1, index, size)
-                        self._write_set(path, name, size, self.counts[split], seed)
+            self.prepare_split(split)
+
+    def prepare_split(self, split: str) -> None:
+        """Generate, solve and save the sets of one split ("val" or "test") not cached yet.
+
+        A set's seed depends on (seed, split, variant, size) only, not on which other variants
+        are listed, so a teacher and a multi-task model see the same CVRP test instances.
+        """
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        for name in self.eval_variants:
+            for size in self.eval_sizes:
+                path = self.cache_path(split, name, size)
+                if not path.is_file():
+                    index = list(ALL_VARIANTS).index(variant(name).name)
+                    seed = derived_seed(self.seed, SPLITS.index(split) + 1, index, size)
+                    self._write_set(path, name, size, self.counts[split], seed)
 
     def _write_set(self, path: Path, name: str, size: int, count: int, seed: int) -> None:
         batch = generate(name, size, count, seed=seed, mixed_backhaul=self.mixed_backhaul)

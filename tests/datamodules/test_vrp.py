@@ -46,6 +46,21 @@ def test_training_batches_change_per_epoch_and_mix_variants() -> None:
     assert not torch.equal(next(iter(other_rank)).locs, first[0].locs)
 
 
+def test_a_variants_eval_instances_do_not_depend_on_the_other_variants(tmp_path: Path) -> None:
+    """The VRPTW test set is the same whether VRPTW is listed alone or after CVRP (a teacher and
+    a multi-task model are scored on the same instances); val and test sets differ."""
+    alone = small(tmp_path / "a", train_variants="VRPTW", reference_time_limit=None)
+    listed = small(tmp_path / "b", train_variants=["CVRP", "VRPTW"], reference_time_limit=None)
+    alone.prepare_split("test")
+    listed.prepare_split("test")
+    alone.prepare_split("val")
+    first = alone.load_set("test", "VRPTW", 6).instances
+    assert torch.equal(first.locs, listed.load_set("test", "VRPTW", 6).instances.locs)
+    assert not torch.equal(first.locs, alone.load_set("val", "VRPTW", 6).instances.locs)
+    with pytest.raises(ValueError, match="split must be one of"):
+        alone.prepare_split("train")
+
+
 def test_eval_sets_are_cached_with_valid_references(tmp_path: Path) -> None:
     """prepare_data writes one npz per split; every reference solution passes the validator at
     the stored cost; a second prepare_data reuses the files."""
