@@ -28,6 +28,7 @@ from lightning_modules.mtlkd.teacher_inference import (
     solve,
 )
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from lightning_modules.mtlkd.teacher_weights import load_teacher_weights
 from problems.vrp import env
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import InfeasibleSolution, validate
@@ -66,6 +67,9 @@ class POMOTeacher(L.LightningModule):
             customers) when None, otherwise at most this many (n starts are many at n = 1000).
         val_inference: "greedy", "multistart" or "augment" (multi-start x 8 symmetries).
         test_inference: the same choice for `test`.
+        weights: a weights-only file written by `teacher_weights.save_teacher_weights` (e.g.
+            the shipped `weights/mtlkd/teacher_cvrp_n50.pt`) to start from; its architecture
+            and feature layout must equal this model's. Not stored in the hyperparameters.
     """
 
     def __init__(
@@ -79,6 +83,7 @@ class POMOTeacher(L.LightningModule):
         num_starts: int | None = None,
         val_inference: InferenceMode = "multistart",
         test_inference: InferenceMode = "augment",
+        weights: str | None = None,
     ) -> None:
         super().__init__()
         positive = {
@@ -105,8 +110,10 @@ class POMOTeacher(L.LightningModule):
         # The inference modes are evaluation settings, not part of the trained model: kept out of
         # the checkpoint so that `train.py test --ckpt_path ... --model.test_inference greedy`
         # is honoured (LightningCLI lets checkpoint hyperparameters override the command line).
-        self.save_hyperparameters(ignore=["val_inference", "test_inference"])
+        self.save_hyperparameters(ignore=["val_inference", "test_inference", "weights"])
         self.policy = POMOPolicy(embed_dim, num_layers, num_heads, ff_dim, norm, logit_clip)
+        if weights is not None:
+            load_teacher_weights(self, weights)
         self.num_starts = num_starts
         self.inference = {"val": val_inference, "test": test_inference}
         self.metrics = nn.ModuleDict(
