@@ -12,9 +12,6 @@ not part of the log-likelihood); with S = 1 decoding starts at the depot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 import torch
 from torch import Tensor, nn
 
@@ -28,35 +25,10 @@ from lightning_modules.mtlkd.features import (
     depot_features,
 )
 from lightning_modules.mtlkd.pointer_decoder import DecoderCache, PointerDecoder
+from lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
 from problems.vrp import env
 from problems.vrp.env import VRPState
 from problems.vrp.instance import VRPBatch
-
-Decode = Literal["sampling", "greedy"]
-
-
-def _sample(log_p: Tensor) -> Tensor:
-    """One action per row drawn from exp(log_p) [R, N] by the Gumbel-max trick (exact, and
-    several times faster than `torch.multinomial` on CPU); -inf entries are never drawn."""
-    uniform = torch.rand_like(log_p).clamp_(min=torch.finfo(log_p.dtype).tiny)
-    return (log_p - torch.log(-torch.log(uniform))).argmax(-1)
-
-
-@dataclass(frozen=True)
-class Rollout:
-    """A finished decoding of R = S * B rows.
-
-    Attributes:
-        state: the env's final state (`env.solution(state)`, `env.cost(state)` per row).
-        actions: [R, T] the actions the policy took after reset (the forced POMO first node
-            excluded), T = steps until every row was done.
-        log_likelihood: [R] sum_t log pi(a_t | s_t) over those actions (idle depot moves of
-            finished rows have probability 1 and add 0).
-    """
-
-    state: VRPState
-    actions: Tensor
-    log_likelihood: Tensor
 
 
 class POMOPolicy(nn.Module):
@@ -114,32 +86,7 @@ class POMOPolicy(nn.Module):
         [R, T] (e.g. a previous `Rollout.actions`), the policy is teacher-forced along them
         instead and returns their log-likelihood; an illegal forced action raises.
         """
-        if decode not in ("sampling", "greedy"):
-            raise ValueError(f"decode must be 'sampling' or 'greedy', got {decode!r}")
         h = self.encode(batch)
         cache = self.decoder.precompute(h)
         state = env.reset(batch, num_starts)
-        log_likelihood = torch.zeros(state.num_rows, device=h.device)
-        taken: list[Tensor] = []
-        max_steps = 2 * (batch.num_nodes - 1) if actions is None else actions.shape[1]
-        for t in range(max_steps):
-            if actions is None and bool(env.done(state).all()):
-                break
-            log_p = self.step_log_probs(h, cache, state)
-            if actions is not None:
-                action = actions[:, t]
-            elif decode == "greedy":
-                action = log_p.argmax(-1)
-            else:
-                action = _sample(log_p)
-            chosen = log_p.gather(1, action[:, None]).squeeze(-1)
-            if actions is not None and not bool(torch.isfinite(chosen).all()):
-                row = int((~torch.isfinite(chosen)).nonzero()[0])
-                raise ValueError(f"actions[{row}, {t}] = {int(action[row])} is illegal")
-            log_likelihood = log_likelihood + chosen
-            taken.append(action)
-            state = env.step(state, action)
-        if not bool(env.done(state).all()):
-            raise RuntimeError(f"rollout not finished after {max_steps} steps")
-        empty = torch.zeros(state.num_rows, 0, dtype=torch.long, device=h.device)
-        return Rollout(state, torch.stack(taken, 1) if taken else empty, log_likelihood)
+        return roll_out(lambda s: self.step_log_probs(h, cache, s), state, decode, actions)

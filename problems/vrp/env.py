@@ -29,7 +29,7 @@ one route per remaining customer), and an illegal customer action can never be c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor
@@ -240,12 +240,25 @@ def solution(state: VRPState) -> Tensor:
 
 def cost(state: VRPState) -> Tensor:
     """Total route length [R] (float64 sum of the arcs); open routes pay no return to 0."""
-    seq = solution(state)
-    n = state.batch.num_nodes
-    flat = (state.instance[:, None] * n + seq[:, :-1]) * n + seq[:, 1:]
-    arcs = state.dist.reshape(-1)[flat].double()
-    free = state.batch.open_route[:, None] & (seq[:, 1:] == 0)
+    return sequence_cost(state.dist, state.instance, state.batch.open_route, solution(state))
+
+
+def sequence_cost(dist: Tensor, instance: Tensor, open_route: Tensor, sequence: Tensor) -> Tensor:
+    """Length [R] of node sequences [R, T] (validator format) of instances `instance` [R] with
+    distance matrices `dist` [B, N, N]; arcs into the depot are free on open routes [R]."""
+    n = dist.shape[-1]
+    flat = (instance[:, None] * n + sequence[:, :-1]) * n + sequence[:, 1:]
+    arcs = dist.reshape(-1)[flat].double()
+    free = open_route[:, None] & (sequence[:, 1:] == 0)
     return torch.where(free, 0.0, arcs).sum(1)
+
+
+def hide(state: VRPState, hidden: Tensor) -> VRPState:
+    """`state` with the customers in `hidden` [R, N] bool counted as served: they can no longer
+    be chosen and `done` no longer waits for them (R3C keeps them in untouched routes)."""
+    hidden = hidden & ~state.visited
+    hidden[:, 0] = False
+    return replace(state, visited=state.visited | hidden, served=state.served + hidden.sum(1))
 
 
 def random_feasible_rollout(

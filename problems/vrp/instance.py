@@ -87,6 +87,17 @@ class VRPBatch:
             time_windows=bool(torch.isfinite(self.time_windows[row, :, 1]).any()),
         )
 
+    def variant_index(self) -> Tensor:
+        """[B] long: position in `variants.ALL_VARIANTS` of the attributes each instance
+        actually uses (vectorized `variant_of`; that dict's order is O, B, L, TW as bits)."""
+        bits = (
+            self.open_route,
+            (self.backhaul_demand > 0).any(1),
+            torch.isfinite(self.distance_limit),
+            torch.isfinite(self.time_windows[:, :, 1]).any(1),
+        )
+        return sum(bit.long() << (3 - k) for k, bit in enumerate(bits))
+
     def check(self, name: str = "batch") -> None:
         """Raise `ValueError` naming the instance and field for malformed or hopeless data:
         wrong shapes, NaN, negative values, non-finite coordinates or capacity, demand at the

@@ -15,8 +15,10 @@ from problems.vrp.env import (
     action_mask,
     cost,
     done,
+    hide,
     random_feasible_rollout,
     reset,
+    sequence_cost,
     solution,
     step,
 )
@@ -259,3 +261,43 @@ def test_rollout_on_gpu() -> None:
     batch = generate("mixed", 20, 16, seed=0, device="cuda")
     state = random_feasible_rollout(batch, torch.Generator("cuda").manual_seed(0), num_starts=4)
     validate_batch(batch.index(state.instance).to("cpu"), solution(state).cpu())
+
+
+def test_hide_serves_customers_without_visiting_them() -> None:
+    """Hidden customers are masked and counted as served: a random rollout from the hidden
+    state serves exactly the others, and already visited customers are not counted twice."""
+    batch = generate("VRPTW", 8, 4, seed=5)
+    state = step(reset(batch), torch.tensor([3, 3, 3, 3]))
+    hidden = torch.zeros(4, 9, dtype=torch.bool)
+    hidden[:, [2, 3, 5]] = True  # 3 is already visited
+    hidden_state = hide(state, hidden)
+    assert hidden_state.served.tolist() == [3, 3, 3, 3]
+    assert not bool(action_mask(hidden_state)[:, [2, 5]].any())
+    generator = torch.Generator().manual_seed(0)
+    state = hidden_state
+    while not bool(done(state).all()):
+        mask = action_mask(state)
+        state = step(
+            state, torch.rand(mask.shape, generator=generator).masked_fill(~mask, -1).argmax(1)
+        )
+    visits = solution(state)
+    for row in range(4):
+        customers = sorted(int(c) for c in visits[row] if c > 0)
+        assert customers == [1, 3, 4, 6, 7, 8]
+
+
+def test_sequence_cost_matches_the_validator_on_open_and_closed_routes() -> None:
+    """`sequence_cost` of hand-written sequences equals the validator's cost, repeated depot
+    zeros included (open routes do not pay the return)."""
+    batch = generate(["CVRP", "OVRP"], 5, 2, seed=1)
+    sequences = torch.tensor([[0, 1, 2, 0, 0, 3, 4, 5, 0], [0, 5, 4, 0, 3, 0, 0, 2, 1]])
+    costs = sequence_cost(batch.distances(), torch.arange(2), batch.open_route, sequences)
+    np.testing.assert_allclose(costs.numpy(), validate_batch(batch, sequences), atol=1e-6)
+
+
+def test_variant_index_agrees_with_variant_of() -> None:
+    """The vectorized variant index names the same variant as `variant_of`, for all 16."""
+    names = list(ALL_VARIANTS)
+    batch = generate(names, 12, 48, seed=2)
+    index = batch.variant_index()
+    assert [names[int(i)] for i in index] == [batch.variant_of(r).name for r in range(48)]

@@ -1,0 +1,134 @@
+"""Heavy-decoder student of MTL-KD (LEHD / BQ-NCO style): one model for all 16 variants.
+
+Light encoder: the teachers' input layout (`features.py`: 7 customer features, 5 depot /
+instance features that carry O and L, demands that carry B, windows that carry TW), projected
+to d and passed through `encoder_layers` (default 1) attention layers once per instance.
+
+Heavy decoder, at every step and for every state row r:
+    tokens  = [c_r ; h_0 ; h_1 ; ... ; h_n]      c_r = W_c [h_current ; context features (6)]
+    tokens <- `decoder_layers` pre-norm layers   x <- x + MHA(RMSNorm x), x <- x + FF(RMSNorm x)
+    u_j     = w . RMSNorm(token_j)               one score per node token (j = 0 is the depot)
+    log pi(j) = log_softmax_j(u_j), u_j = -inf where the env's mask forbids j.
+Visited customers are hidden from every attention (key mask), so the remaining nodes are
+re-embedded together with the current partial-route state at every step, which is what lets
+a heavy decoder generalize across sizes (LEHD). Tokens stay N + 1 long for batching (visited
+ones masked rather than removed): each step costs O(L N^2 d) per row.
+
+Variant attributes reach the model only as features, so an unseen combination of O, B, L, TW is
+decoded zero-shot with the same weights.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+from lightning_modules.mtlkd.attention_encoder import EncoderLayer
+from lightning_modules.mtlkd.features import (
+    CONTEXT_FEATURES,
+    CUSTOMER_FEATURES,
+    DEPOT_FEATURES,
+    context_features,
+    customer_features,
+    depot_features,
+)
+from lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
+from problems.vrp import env
+from problems.vrp.env import VRPState
+from problems.vrp.instance import VRPBatch
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm self-attention + feed-forward over [R, T, d] with a key mask [R, T]."""
+
+    def __init__(self, dim: int, num_heads: int, ff_dim: int) -> None:
+        super().__init__()
+        self.num_heads = num_heads
+        self.norm_attention = nn.RMSNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.out = nn.Linear(dim, dim)
+        self.norm_feed_forward = nn.RMSNorm(dim)
+        self.feed_forward = nn.Sequential(nn.Linear(dim, ff_dim), nn.ReLU(), nn.Linear(ff_dim, dim))
+
+    def forward(self, x: Tensor, visible: Tensor) -> Tensor:
+        r, t, d = x.shape
+        qkv = self.qkv(self.norm_attention(x)).view(r, t, 3, self.num_heads, d // self.num_heads)
+        q, k, v = qkv.transpose(1, 3).unbind(2)  # [R, M, T, d / M] each
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=visible[:, None, None])
+        x = x + self.out(attended.transpose(1, 2).reshape(r, t, d))
+        return x + self.feed_forward(self.norm_feed_forward(x))
+
+
+class HeavyDecoderPolicy(nn.Module):
+    """pi_S(a_t | s_t, G) for every VRP variant; decodes all state rows of a batch at once.
+
+    Args:
+        embed_dim: embedding size d.
+        encoder_layers: attention layers of the light encoder (0 = linear embedding only).
+        decoder_layers: layers of the heavy decoder (LEHD: 6).
+        num_heads: attention heads (encoder and decoder).
+        ff_dim: feed-forward hidden size.
+    """
+
+    def __init__(
+        self,
+        embed_dim: int = 128,
+        encoder_layers: int = 1,
+        decoder_layers: int = 6,
+        num_heads: int = 8,
+        ff_dim: int = 512,
+    ) -> None:
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError(f"embed_dim={embed_dim} must be a multiple of num_heads={num_heads}")
+        self.embed_depot = nn.Linear(DEPOT_FEATURES, embed_dim)
+        self.embed_customers = nn.Linear(CUSTOMER_FEATURES, embed_dim)
+        self.encoder = nn.ModuleList(
+            EncoderLayer(embed_dim, num_heads, ff_dim, "rms") for _ in range(encoder_layers)
+        )
+        self.embed_state = nn.Linear(embed_dim + CONTEXT_FEATURES, embed_dim)
+        self.decoder = nn.ModuleList(
+            DecoderLayer(embed_dim, num_heads, ff_dim) for _ in range(decoder_layers)
+        )
+        self.norm_out = nn.RMSNorm(embed_dim)
+        self.score = nn.Linear(embed_dim, 1)
+
+    def encode(self, batch: VRPBatch) -> Tensor:
+        """Node embeddings [B, N, d] (depot token at row 0)."""
+        customers = self.embed_customers(customer_features(batch)[:, 1:])
+        h = torch.cat([self.embed_depot(depot_features(batch)), customers], 1)
+        for layer in self.encoder:
+            h = layer(h)
+        return h
+
+    def step_log_probs(self, h: Tensor, state: VRPState) -> Tensor:
+        """log pi(. | s_t) [R, N] for every row of `state` (illegal actions -inf); `h` are the
+        embeddings of the B distinct instances, `state.instance` maps rows to them."""
+        nodes = h[state.instance]  # [R, N, d]
+        current = nodes.gather(1, state.current[:, None, None].expand(-1, 1, h.shape[-1]))
+        token = self.embed_state(torch.cat([current.squeeze(1), context_features(state)], -1))
+        x = torch.cat([token[:, None], nodes], 1)
+        visible = torch.cat([torch.ones_like(state.visited[:, :1]), ~state.visited], 1)
+        for layer in self.decoder:
+            x = layer(x, visible)
+        scores = self.score(self.norm_out(x[:, 1:])).squeeze(-1)
+        mask = env.action_mask(state)
+        return torch.log_softmax(scores.masked_fill(~mask, float("-inf")), -1)
+
+    def decode_from(
+        self, h: Tensor, state: VRPState, decode: Decode, actions: Tensor | None = None
+    ) -> Rollout:
+        """Finish `state` (e.g. a prefix, or POMO starts) with this policy."""
+        return roll_out(lambda s: self.step_log_probs(h, s), state, decode, actions)
+
+    def forward(
+        self,
+        batch: VRPBatch,
+        num_starts: int = 1,
+        decode: Decode = "sampling",
+        actions: Tensor | None = None,
+    ) -> Rollout:
+        """Roll out `num_starts` starts per instance (the env's POMO layout), as the teacher's
+        `forward`: sampled, greedy, or teacher-forced along `actions`."""
+        return self.decode_from(self.encode(batch), env.reset(batch, num_starts), decode, actions)
