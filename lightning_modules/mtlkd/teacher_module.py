@@ -4,21 +4,13 @@ For instance b with S sampled rollouts tau^1..tau^S (start s forced to customer 
 reward R(tau) = -cost(tau) from the env, and the shared baseline is the mean over the starts:
     A^s = R(tau^s) - (1/S) sum_s' R(tau^s')          (= mean_s' cost - cost^s; zero mean per b)
     loss = -(1 / (S B)) sum_{b,s} A^s log pi(tau^s)   (A detached)
-Evaluation decodes greedily (`teacher_inference.solve`), validates every reported solution with
-`problems.vrp.validator.validate` and reports the validator's cost, the gap in percent to the
-eval batch's reference (PyVRP or BKS) and the feasibility rate.
+Evaluation decodes with `teacher_inference.solve` through `vrp_evaluation.VRPEvaluationModule`,
+which validates every reported solution and logs cost, gap, feasibility and time per instance.
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING
-
-import lightning as L
-import numpy as np
-import torch
-from torch import Tensor, nn
-from torchmetrics import MeanMetric
+from torch import Tensor
 
 from lightning_modules.mtlkd.attention_encoder import NORMS, Norm
 from lightning_modules.mtlkd.teacher_inference import (
@@ -29,14 +21,9 @@ from lightning_modules.mtlkd.teacher_inference import (
 )
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from lightning_modules.mtlkd.teacher_weights import load_teacher_weights
+from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 from problems.vrp import env
 from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import InfeasibleSolution, validate
-
-if TYPE_CHECKING:
-    from datamodules.vrp import VRPEvalBatch
-
-EVAL_METRICS = ("cost", "gap", "feasible")
 
 
 def pomo_advantage(cost: Tensor, num_starts: int) -> Tensor:
@@ -45,16 +32,13 @@ def pomo_advantage(cost: Tensor, num_starts: int) -> Tensor:
     return (per_start.mean(0, keepdim=True) - per_start).reshape(-1)
 
 
-class POMOTeacher(L.LightningModule):
+class POMOTeacher(VRPEvaluationModule):
     """Single-task POMO teacher of MTL-KD (heavy encoder, light decoder), trained by REINFORCE.
 
-    Logs `train/loss`, `train/cost` (mean sampled env cost); per evaluation set name
-    `<split>/<name>/{cost,gap,feasible}` (e.g. `val/CVRP/n50/gap`) and over all sets
-    `<split>/{cost,gap,feasible}` with split `val` or `test`; `gap` is in percent, `feasible` the
-    share of solutions the validator accepts (1.0 unless the env is broken; an infeasible
-    solution is reported with a warning and excluded from cost and gap). It defines no
-    `configure_optimizers`: the optimizer comes from the config, as for the classifier.
-    `test_step` returns {"instances", "solutions", "costs", "name"} for `callbacks.VRPRoutePlot`.
+    Logs `train/loss`, `train/cost` (mean sampled env cost) and the evaluation metrics of
+    `VRPEvaluationModule`. It defines no `configure_optimizers`: the optimizer comes from the
+    config, as for the classifier. Trained on a list of variants (mixed batches) it is the
+    MTPOMO-style multi-task light-decoder baseline of MTL-KD.
 
     Args:
         embed_dim: embedding size d.
@@ -116,13 +100,6 @@ class POMOTeacher(L.LightningModule):
             load_teacher_weights(self, weights)
         self.num_starts = num_starts
         self.inference = {"val": val_inference, "test": test_inference}
-        self.metrics = nn.ModuleDict(
-            {
-                f"{split}_{name}": MeanMetric(nan_strategy="ignore")
-                for split in ("val", "test")
-                for name in EVAL_METRICS
-            }
-        )
 
     def training_step(self, batch: VRPBatch, batch_idx: int) -> Tensor:
         starts = num_starts_for(batch.num_nodes - 1, self.num_starts)
@@ -135,56 +112,5 @@ class POMOTeacher(L.LightningModule):
         self.log("train/cost", cost.mean(), on_step=True, on_epoch=True, batch_size=size)
         return loss
 
-    def validated_costs(self, instances: VRPBatch, solutions: Tensor) -> tuple[Tensor, Tensor]:
-        """Validator costs [B] (NaN where infeasible) and feasibility [B] bool of `solutions`."""
-        cpu = instances.to("cpu")
-        sequences = solutions.cpu().numpy()
-        costs = np.full(instances.batch_size, np.nan)
-        for row in range(instances.batch_size):
-            try:
-                costs[row] = validate(cpu.index(row), sequences[row], name=f"instance {row}")
-            except InfeasibleSolution as error:
-                warnings.warn(f"POMOTeacher: infeasible solution: {error}", stacklevel=2)
-        cost = torch.from_numpy(costs).to(solutions.device)
-        return cost, cost.isfinite()
-
-    def _evaluate(self, batch: VRPEvalBatch, split: str) -> dict[str, object]:
-        instances = batch.instances
-        solutions, _ = solve(self.policy, instances, self.inference[split], self.num_starts)
-        cost, feasible = self.validated_costs(instances, solutions)
-        gap = 100.0 * (cost - batch.reference_cost) / batch.reference_cost
-        values = {"cost": cost, "gap": gap, "feasible": feasible.double()}
-        for name, value in values.items():
-            self.metrics[f"{split}_{name}"].update(value)
-            known = value[value.isfinite()]
-            self.log(
-                f"{split}/{batch.name}/{name}",
-                known.mean() if known.numel() else torch.tensor(float("nan")),
-                batch_size=max(known.numel(), 1),
-                add_dataloader_idx=False,
-                sync_dist=True,
-            )
-        return {"instances": instances, "solutions": solutions, "costs": cost, "name": batch.name}
-
-    def _log_totals(self, split: str) -> None:
-        for name in EVAL_METRICS:
-            metric = self.metrics[f"{split}_{name}"]
-            if metric.update_called:
-                self.log(f"{split}/{name}", metric.compute(), prog_bar=name == "gap")
-            metric.reset()
-
-    def validation_step(
-        self, batch: VRPEvalBatch, batch_idx: int, dataloader_idx: int = 0
-    ) -> dict[str, object]:
-        return self._evaluate(batch, "val")
-
-    def test_step(
-        self, batch: VRPEvalBatch, batch_idx: int, dataloader_idx: int = 0
-    ) -> dict[str, object]:
-        return self._evaluate(batch, "test")
-
-    def on_validation_epoch_end(self) -> None:
-        self._log_totals("val")
-
-    def on_test_epoch_end(self) -> None:
-        self._log_totals("test")
+    def solve_instances(self, instances: VRPBatch, split: str) -> Tensor:
+        return solve(self.policy, instances, self.inference[split], self.num_starts)[0]
