@@ -1,4 +1,4 @@
-"""Inference modes of the POMO teacher: greedy, multi-start, multi-start x 8-fold augmentation.
+"""Inference modes of the MTL-KD policies: greedy, multi-start, multi-start x 8 augmentations.
 
 - "greedy": one greedy rollout per instance from the depot.
 - "multistart": S greedy rollouts per instance, start s forced to customer s + 1 (POMO); the
@@ -11,18 +11,24 @@ Selection uses the env's cost; the reported cost is recomputed by the validator 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 import torch
 from torch import Tensor
 
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from lightning_modules.mtlkd.rollout import Decode, Rollout
 from problems.vrp import env
 from problems.vrp.augment import augment_8
 from problems.vrp.instance import VRPBatch
 
 InferenceMode = Literal["greedy", "multistart", "augment"]
 INFERENCE_MODES: tuple[str, ...] = ("greedy", "multistart", "augment")
+
+
+class MultiStartPolicy(Protocol):
+    """Any MTL-KD policy: `policy(batch, num_starts, decode)` rolls out in the env's layout."""
+
+    def __call__(self, batch: VRPBatch, num_starts: int, decode: Decode) -> Rollout: ...
 
 
 def num_starts_for(num_customers: int, max_starts: int | None) -> int:
@@ -32,7 +38,10 @@ def num_starts_for(num_customers: int, max_starts: int | None) -> int:
 
 @torch.no_grad()
 def solve(
-    policy: POMOPolicy, batch: VRPBatch, mode: InferenceMode, max_starts: int | None = None
+    policy: MultiStartPolicy,
+    batch: VRPBatch,
+    mode: InferenceMode,
+    max_starts: int | None = None,
 ) -> tuple[Tensor, Tensor]:
     """Best solution per instance: node sequences [B, T] (validator format) and env costs [B].
 

@@ -1,0 +1,215 @@
+"""MTL-KD student: a heavy-decoder policy distilled, label-free, from frozen single-task teachers.
+
+Training (per mixed batch of the seen tasks): every instance is routed to the teacher of its
+variant (from the attributes it actually uses, `VRPBatch.variant_index`). A trajectory is
+rolled out without gradients, by default by sampling from that teacher; a window of `window`
+consecutive decoding steps starting at a random step is then replayed: the env rebuilds the
+state after the trajectory's prefix, and at each step of the window the student and the teacher
+score the *same* `VRPState` object, their next-node distributions are compared by
+`distillation.distillation_kl` (per-step KL, forward by default, temperature tau), and the env
+follows the trajectory. Loss = mean KL over the window's unfinished (instance, step) pairs.
+
+Why these defaults: forward KL is Hinton's KD and covers all of the teacher's good moves
+(reverse KL would let the student drop them); tau = 1 keeps the teacher's own confidence;
+teacher-sampled trajectories cost one light-decoder rollout and visit the states the teacher
+is good at, whereas student trajectories (`trajectory="student"`, on-policy distillation,
+which fights exposure bias) cost a full heavy-decoder rollout per batch; a window of steps
+instead of the whole trajectory is LEHD's trick (it trains on random partial solutions) and
+makes a batch cost O(window) heavy-decoder steps, which is what makes CPU training feasible.
+
+Teachers are loaded when fitting starts (from `teachers`, default the shipped n = 50
+weights of the 6 seen variants) and are not part of the student's checkpoint. Checkpoints
+record the input feature layout; evaluating one trained with another layout is refused.
+Evaluation: greedy, multi-start or multi-start x 8 augmentation, optionally followed by
+`r3c_iterations` rounds of R3C, through `VRPEvaluationModule` (validator-checked).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import torch
+from torch import Tensor
+
+from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
+from lightning_modules.mtlkd.r3c import r3c
+from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from lightning_modules.mtlkd.teacher_inference import INFERENCE_MODES, InferenceMode, solve
+from lightning_modules.mtlkd.teacher_module import POMOTeacher
+from lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from lightning_modules.mtlkd.teacher_weights import FEATURE_LAYOUT, shipped_teacher_path
+from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
+from problems.vrp import env
+from problems.vrp.instance import VRPBatch
+from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, variant
+
+Trajectory = Literal["teacher", "student"]
+TRAJECTORIES: tuple[str, ...] = ("teacher", "student")
+
+
+class MTLKDStudent(VRPEvaluationModule):
+    """Heavy-decoder multi-task student trained by per-step policy distillation.
+
+    Args:
+        embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim: `HeavyDecoderPolicy`.
+        teachers: variant name -> teacher weights file; None = the shipped n = 50 teachers of
+            the 6 seen variants. A training instance whose variant has no teacher raises.
+        kd_direction: "forward" (KL(teacher || student), default) or "reverse".
+        temperature: tau > 0 of the distillation.
+        trajectory: who rolls out the distilled states: "teacher" (sampled) or "student".
+        window: decoding steps distilled per batch (from a random start); None = all.
+        num_starts: starts of multi-start inference (None = n).
+        val_inference, test_inference: "greedy", "multistart" or "augment".
+        r3c_iterations: R3C rounds after the inference mode (0 = none).
+        r3c_segment: (min, max) customers cut per R3C round.
+        r3c_seed: seed of R3C's random reorderings and cuts (evaluation is reproducible).
+    """
+
+    def __init__(
+        self,
+        embed_dim: int = 128,
+        encoder_layers: int = 1,
+        decoder_layers: int = 6,
+        num_heads: int = 8,
+        ff_dim: int = 512,
+        teachers: dict[str, str] | None = None,
+        kd_direction: Direction = "forward",
+        temperature: float = 1.0,
+        trajectory: Trajectory = "teacher",
+        window: int | None = 16,
+        num_starts: int | None = None,
+        val_inference: InferenceMode = "greedy",
+        test_inference: InferenceMode = "augment",
+        r3c_iterations: int = 0,
+        r3c_segment: tuple[int, int] = (4, 20),
+        r3c_seed: int = 0,
+    ) -> None:
+        super().__init__()
+        if kd_direction not in DIRECTIONS:
+            raise ValueError(
+                f"model.kd_direction must be one of {DIRECTIONS}, got {kd_direction!r}"
+            )
+        if not temperature > 0:
+            raise ValueError(f"model.temperature must be > 0, got {temperature}")
+        if trajectory not in TRAJECTORIES:
+            raise ValueError(f"model.trajectory must be one of {TRAJECTORIES}, got {trajectory!r}")
+        for field, mode in (("val_inference", val_inference), ("test_inference", test_inference)):
+            if mode not in INFERENCE_MODES:
+                raise ValueError(f"model.{field} must be one of {INFERENCE_MODES}, got {mode!r}")
+        positive = {
+            "window": 1 if window is None else window,
+            "num_starts": 1 if num_starts is None else num_starts,
+        }
+        for field, value in positive.items():
+            if value < 1:
+                raise ValueError(f"model.{field} must be >= 1 or None, got {value}")
+        if r3c_iterations < 0:
+            raise ValueError(f"model.r3c_iterations must be >= 0, got {r3c_iterations}")
+        if not 1 <= r3c_segment[0] <= r3c_segment[1]:
+            raise ValueError(
+                f"model.r3c_segment must be (min, max), 1 <= min <= max, got {r3c_segment}"
+            )
+        teachers = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
+        for name in teachers:
+            variant(name)  # an unknown variant name raises, listing the 16
+        self.save_hyperparameters(ignore=["val_inference", "test_inference", "r3c_iterations"])
+        self.policy = HeavyDecoderPolicy(
+            embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim
+        )
+        self.teacher_files = dict(teachers)
+        self.teachers: dict[str, POMOPolicy] = {}
+        self.kd_direction = kd_direction
+        self.temperature = temperature
+        self.trajectory = trajectory
+        self.window = window
+        self.num_starts = num_starts
+        self.inference = {"val": val_inference, "test": test_inference}
+        self.r3c_iterations = r3c_iterations
+        self.r3c_segment = (int(r3c_segment[0]), int(r3c_segment[1]))
+        self.r3c_seed = r3c_seed
+
+    def load_teachers(self) -> None:
+        """Load the frozen teachers (kept out of the checkpoint) on this module's device."""
+        for name, path in self.teacher_files.items():
+            policy = POMOTeacher(weights=path).policy.to(self.device).eval()
+            policy.requires_grad_(False)
+            self.teachers[name] = policy
+
+    def setup(self, stage: str) -> None:
+        if stage == "fit" and not self.teachers:
+            self.load_teachers()
+
+    def on_fit_start(self) -> None:
+        for policy in self.teachers.values():
+            policy.to(self.device)
+
+    def distill(self, batch: VRPBatch, teacher: POMOPolicy) -> tuple[Tensor, Tensor]:
+        """Summed KL over the window's unfinished (instance, step) pairs of one task's
+        instances, and their number (see the module doc)."""
+        with torch.no_grad():
+            driver = teacher if self.trajectory == "teacher" else self.policy
+            actions = driver(batch, 1, "sampling").actions
+        steps = actions.shape[1]
+        width = steps if self.window is None else min(self.window, steps)
+        first = int(torch.randint(0, steps - width + 1, ()))
+        state = env.reset(batch, 1, prefix=actions[:, :first] if first else None)
+        h_student = self.policy.encode(batch)
+        with torch.no_grad():
+            h_teacher = teacher.encode(batch)
+            cache = teacher.decoder.precompute(h_teacher)
+        total = torch.zeros((), device=h_student.device)
+        count = torch.zeros((), device=h_student.device)
+        for t in range(first, first + width):
+            active = ~env.done(state)
+            student = self.policy.step_log_probs(h_student, state)
+            with torch.no_grad():
+                target = teacher.step_log_probs(h_teacher, cache, state)
+            kl = distillation_kl(
+                student, target, env.action_mask(state), self.temperature, self.kd_direction
+            )
+            total = total + (kl * active).sum()
+            count = count + active.sum()
+            state = env.step(state, actions[:, t])
+        return total, count
+
+    def training_step(self, batch: VRPBatch, batch_idx: int) -> Tensor:
+        names = list(ALL_VARIANTS)
+        tasks = batch.variant_index()
+        total = torch.zeros((), device=self.device)
+        count = torch.zeros((), device=self.device)
+        for code in tasks.unique().tolist():
+            name = names[code]
+            if name not in self.teachers:
+                raise ValueError(
+                    f"training instances of variant {name} have no teacher; teachers: "
+                    f"{sorted(self.teachers)} (train on those variants or add a teacher)"
+                )
+            rows = (tasks == code).nonzero().squeeze(1)
+            kl_sum, kl_count = self.distill(batch.index(rows), self.teachers[name])
+            self.log(f"train/kl/{name}", kl_sum / kl_count.clamp(min=1), batch_size=len(rows))
+            total, count = total + kl_sum, count + kl_count
+        loss = total / count.clamp(min=1)
+        self.log("train/loss", loss, prog_bar=True, batch_size=batch.batch_size)
+        return loss
+
+    def solve_instances(self, instances: VRPBatch, split: str) -> Tensor:
+        solutions = solve(self.policy, instances, self.inference[split], self.num_starts)[0]
+        if self.r3c_iterations:
+            generator = torch.Generator().manual_seed(self.r3c_seed)
+            solutions = r3c(
+                self.policy, instances, solutions, self.r3c_iterations, self.r3c_segment, generator
+            )[0]
+        return solutions
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["feature_layout"] = dict(FEATURE_LAYOUT)
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """Refuse a checkpoint whose input features differ from this code's layout."""
+        layout = checkpoint.get("feature_layout")
+        if layout != FEATURE_LAYOUT:
+            raise ValueError(
+                f"checkpoint: trained with feature layout {layout}, this code's layout is "
+                f"{FEATURE_LAYOUT} (lightning_modules/mtlkd/features.py changed): evaluate it "
+                "with the code it was trained with, or retrain"
+            )

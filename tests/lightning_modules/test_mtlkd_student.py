@@ -1,0 +1,136 @@
+"""MTL-KD student: identical states for student and teacher, learning, checkpoints, R3C eval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import pytest
+import torch
+
+from lightning_modules import MTLKDStudent
+from lightning_modules.mtlkd.teacher_inference import solve
+from problems.vrp import env
+from problems.vrp.generator import generate
+from problems.vrp.validator import validate_batch
+from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+
+TINY = {"embed_dim": 16, "encoder_layers": 1, "decoder_layers": 2, "num_heads": 4, "ff_dim": 32}
+
+
+def tiny_student(**changes: object) -> MTLKDStudent:
+    torch.manual_seed(0)
+    module = MTLKDStudent(**{**TINY, **changes})  # type: ignore[arg-type]
+    module.log = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    return module
+
+
+def test_student_and_teacher_score_the_same_states() -> None:
+    """In `distill`, each step hands the very same state object to the student and to the
+    teacher, and those states are the replay of the teacher's sampled trajectory."""
+    module = tiny_student(window=None)
+    module.load_teachers()
+    teacher = module.teachers["VRPTW"]
+    seen: dict[str, list[env.VRPState]] = {"student": [], "teacher": []}
+    student_step, teacher_step = module.policy.step_log_probs, teacher.step_log_probs
+
+    def record_student(h, state):  # type: ignore[no-untyped-def]
+        seen["student"].append(state)
+        return student_step(h, state)
+
+    def record_teacher(h, cache, state):  # type: ignore[no-untyped-def]
+        seen["teacher"].append(state)
+        return teacher_step(h, cache, state)
+
+    module.policy.step_log_probs = record_student  # type: ignore[method-assign]
+    teacher.step_log_probs = record_teacher  # type: ignore[method-assign]
+    batch = generate("VRPTW", 8, 3, seed=1)
+    torch.manual_seed(5)
+    module.distill(batch, teacher)
+    teacher_states = seen["teacher"][-len(seen["student"]) :]  # after the trajectory rollout
+    assert all(a is b for a, b in zip(seen["student"], teacher_states, strict=True))
+    torch.manual_seed(5)
+    actions = teacher_step.__self__(batch, 1, "sampling").actions  # the same trajectory
+    replay = env.reset(batch)
+    for t, state in enumerate(seen["student"]):
+        assert torch.equal(state.current, replay.current) and torch.equal(
+            state.visited, replay.visited
+        )
+        replay = env.step(replay, actions[:, t])
+
+
+def test_training_step_mixes_tasks_and_lowers_the_kl() -> None:
+    """A mixed batch of the 6 seen tasks gives a finite KL; 25 Adam steps on that batch (same
+    trajectories and windows each time) lower it by a third."""
+    module = tiny_student(window=6)
+    module.load_teachers()
+    batch = generate(list(SEEN_VARIANTS), 10, 12, seed=2)
+    optimizer = torch.optim.Adam(module.policy.parameters(), lr=3e-3)
+    losses = []
+    for _ in range(25):
+        torch.manual_seed(0)
+        loss = module.training_step(batch, 0)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.detach()))
+    assert all(torch.isfinite(torch.tensor(losses)))
+    assert losses[-1] < 0.67 * losses[0]
+
+
+def test_an_instance_without_a_teacher_is_refused() -> None:
+    """Training instances of an unseen variant name the variant and the available teachers."""
+    module = tiny_student()
+    module.load_teachers()
+    with pytest.raises(ValueError, match="variant VRPBTW have no teacher"):
+        module.training_step(generate("VRPBTW", 8, 2, seed=0), 0)
+
+
+def test_checkpoint_round_trip_decodes_identically_and_refuses_another_layout(
+    tmp_path: Path,
+) -> None:
+    """A saved and reloaded student decodes identically (augmented multi-start); a checkpoint
+    whose feature layout differs is refused with a message naming the layout."""
+    module = tiny_student()
+    trainer = L.Trainer(logger=False, enable_checkpointing=False, max_epochs=0)
+    trainer.strategy.connect(module)
+    trainer.save_checkpoint(tmp_path / "student.ckpt")
+    reloaded = MTLKDStudent.load_from_checkpoint(tmp_path / "student.ckpt")
+    batch = generate(list(ALL_VARIANTS), 8, 16, seed=3)
+    expected = solve(module.policy, batch, "augment")[0]
+    assert torch.equal(solve(reloaded.policy, batch, "augment")[0], expected)
+    checkpoint = torch.load(tmp_path / "student.ckpt", weights_only=False)
+    checkpoint["feature_layout"] = {"customer": 9, "depot": 5, "context": 6}
+    torch.save(checkpoint, tmp_path / "old.ckpt")
+    with pytest.raises(ValueError, match="feature layout"):
+        MTLKDStudent.load_from_checkpoint(tmp_path / "old.ckpt")
+
+
+def test_evaluation_with_r3c_is_feasible_and_not_worse_than_greedy() -> None:
+    """Greedy then R3C on all 16 variants: validator-feasible and never above greedy."""
+    batch = generate(list(ALL_VARIANTS), 10, 16, seed=6)
+    greedy = tiny_student(val_inference="greedy")
+    refined = tiny_student(val_inference="greedy", r3c_iterations=5, r3c_segment=(2, 6))
+    with torch.no_grad():
+        base = validate_batch(batch, greedy.solve_instances(batch, "val"))
+        improved = validate_batch(batch, refined.solve_instances(batch, "val"))
+    assert (improved <= base + 1e-9).all()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"kd_direction": "sideways"}, "kd_direction"),
+        ({"temperature": 0.0}, "temperature"),
+        ({"trajectory": "solver"}, "trajectory"),
+        ({"window": 0}, "window"),
+        ({"test_inference": "beam"}, "test_inference"),
+        ({"r3c_iterations": -1}, "r3c_iterations"),
+        ({"r3c_segment": (5, 2)}, "r3c_segment"),
+        ({"teachers": {"VRPX": "x.pt"}}, "variant must be one of"),
+        ({"embed_dim": 18}, "multiple of num_heads"),
+    ],
+)
+def test_bad_arguments_name_the_field(changes: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        MTLKDStudent(**{**TINY, **changes})
