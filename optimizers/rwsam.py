@@ -30,6 +30,20 @@ from optimizers.sam import SAM, BaseOptimizer, Closure
 from optimizers.sharpness_pass import SharpnessPass
 from optimizers.validation import require_non_negative, require_positive
 
+_BIT_SHIFTS = torch.arange(8, dtype=torch.uint8)
+
+
+def rademacher(numel: int, generator: torch.Generator, dtype: torch.dtype) -> torch.Tensor:
+    """`numel` independent +-1 entries (CPU): 64 signs per drawn 64-bit word, unpacked by
+    vectorized bit shifts, about twice as fast as one `randint` draw per entry."""
+    words = torch.randint(
+        -(2**63), 2**63 - 1, (-(-numel // 64),), generator=generator, dtype=torch.int64
+    )
+    bits = (words.view(torch.uint8)[:, None] >> _BIT_SHIFTS).bitwise_and_(1)
+    signs = torch.empty(numel, dtype=dtype)
+    torch.mul(bits.view(-1)[:numel], 2, out=signs)
+    return signs.sub_(1)
+
 
 class RWSAM(SAM):
     """SAM with a per-sample reweighted ascent loss; needs the sharpness-pass contract.
@@ -67,8 +81,7 @@ class RWSAM(SAM):
         if not params:
             return saved
         sizes = [p.numel() for p in params]
-        bits = torch.randint(0, 2, (sum(sizes),), generator=self.generator, dtype=torch.int8)
-        signs = bits.to(device=params[0].device, dtype=params[0].dtype).mul_(2).sub_(1)
+        signs = rademacher(sum(sizes), self.generator, params[0].dtype).to(params[0].device)
         directions = [z.view_as(p) for z, p in zip(signs.split(sizes), params, strict=True)]
         torch._foreach_add_(params, directions, alpha=self.delta)
         return saved
@@ -80,9 +93,9 @@ class RWSAM(SAM):
         probe = SharpnessPass(
             probe=True, perturbed=True, log=False, temperature=self.temperature, delta=self.delta
         )
-        saved = self._probe_direction()
+        weights = self._probe_direction()
         self._run(closure, probe)
-        self.restore(saved)
+        self.restore(weights)
         ascent = SharpnessPass(
             reweight=True,
             probe_losses=probe.probe_losses,
@@ -90,9 +103,9 @@ class RWSAM(SAM):
             delta=self.delta,
         )
         loss = self._run(closure, ascent, ascent=True)
-        saved = self.perturb()
+        self.perturb(backup=weights)  # w is unchanged since the probe: reuse its copy
         self._run(closure, SharpnessPass(perturbed=True, log=False))
-        self.restore(saved)
+        self.restore(weights)
         self.base_optimizer.step()
         return loss
 

@@ -86,15 +86,18 @@ class SAM(Optimizer):
         return loss
 
     @torch.no_grad()
-    def perturb(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        """Move every parameter with a gradient to w + e(w); return (parameter, w) to restore."""
+    def perturb(
+        self, backup: list[tuple[torch.Tensor, torch.Tensor]] | None = None
+    ) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Move every parameter with a gradient to w + e(w); return (parameter, w) to restore
+        (`backup`, a copy of the current weights the caller already holds, if given)."""
         pairs = self._params_with_grad()
         if not pairs:
-            return []
+            return backup or []
         params = [p for p, _ in pairs]
         scaled = [p.grad * p.abs() if g["adaptive"] else p.grad for p, g in pairs]
         norm = float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(scaled))))
-        saved = [(p, p.detach().clone()) for p in params]
+        saved = backup if backup is not None else [(p, p.detach().clone()) for p in params]
         if norm == 0:
             return saved
         for group in self.param_groups:

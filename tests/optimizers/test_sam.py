@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from optimizers.msam import MSAM
 from optimizers.nsam import NSAM
-from optimizers.rwsam import RWSAM
+from optimizers.rwsam import RWSAM, rademacher
 from optimizers.sam import SAM
 from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
@@ -181,6 +181,18 @@ def test_rwsam_weights_by_hand() -> None:
     assert weights.tolist() == pytest.approx([1 / (1 + e), e / (1 + e)], abs=1e-6)
     loss = sharp.reduce(torch.tensor([0.9, 1.0]))
     assert float(loss) == pytest.approx(0.9 / (1 + e) + e / (1 + e), abs=1e-6)
+
+
+def test_rademacher_signs_are_seeded_balanced_and_uncorrelated() -> None:
+    """200,003 draws (not a multiple of 64): only +-1, the same for the same seed, mean and
+    neighbour / stride-8 / stride-64 correlations within 5 standard errors of 0."""
+    z = rademacher(200_003, torch.Generator().manual_seed(7), torch.float64)
+    assert z.shape == (200_003,) and set(z.unique().tolist()) == {-1.0, 1.0}
+    assert torch.equal(z, rademacher(200_003, torch.Generator().manual_seed(7), torch.float64))
+    bound = 5 / math.sqrt(len(z))
+    assert abs(float(z.mean())) < bound
+    for lag in (1, 8, 64):
+        assert abs(float((z[:-lag] * z[lag:]).mean())) < bound
 
 
 def test_rwsam_probe_estimates_per_sample_gradient_norms() -> None:
