@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import lightning as L
 import pytest
 import torch
+import yaml
 
 from lightning_modules import POMOTeacher
 from lightning_modules.mtlkd.teacher_inference import solve
 from lightning_modules.mtlkd.teacher_weights import (
+    SHIPPED_DIR,
     export_checkpoint,
     read_teacher_weights,
     save_teacher_weights,
@@ -19,6 +22,7 @@ from lightning_modules.mtlkd.teacher_weights import (
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import SEEN_VARIANTS
+from tests.cli_helpers import run_cli
 
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
 
@@ -79,3 +83,20 @@ def test_mismatched_architecture_or_layout_is_refused(tmp_path: Path) -> None:
         POMOTeacher(**TINY, weights=str(tmp_path / "other.pt"))
     with pytest.raises(FileNotFoundError, match="weights: no file"):
         POMOTeacher(**TINY, weights=str(tmp_path / "absent.pt"))
+
+
+def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    """The n = 100 GPU command in weights/mtlkd/MODEL_CARD.md resolves (`--print_config`) to
+    n = 100, batch 256, 300 epochs, lr 3e-4 and a MultiStepLR at epochs 270 and 295."""
+    card = (SHIPPED_DIR / "MODEL_CARD.md").read_text()
+    block = card.split("```bash\n", 1)[1].split("```", 1)[0]
+    words = shlex.split(block.replace("\\\n", " "))
+    assert words[:3] == ["python", "train.py", "fit"]
+    with pytest.raises(SystemExit):
+        run_cli(*words[2:], "--print_config")
+    config = yaml.safe_load(capsys.readouterr().out)
+    data = config["data"]["init_args"]
+    assert (data["num_customers"], data["batch_size"], data["batches_per_epoch"]) == (100, 256, 391)
+    assert config["trainer"]["max_epochs"] == 300
+    assert config["optimizer"]["init_args"]["lr"] == 0.0003
+    assert config["lr_scheduler"]["init_args"]["milestones"] == [270, 295]
