@@ -18,6 +18,7 @@ from pathlib import Path
 import lightning as L
 import numpy as np
 import torch
+from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader, IterableDataset
 
 from problems.vrp import cvrplib
@@ -228,8 +229,14 @@ class VRPDataModule(L.LightningDataModule):
         return self.cache_dir / f"{stem}.npz"
 
     def prepare_data(self) -> None:
-        """Generate, solve and save every val/test set that is not cached yet (rank 0 only)."""
-        for split in SPLITS:
+        """Generate, solve and save the val/test sets that are not cached yet (rank 0 only):
+        under a trainer only those the running stage reads (fit and validate: val; test:
+        test), so `train.py test` with strong references never solves a val set; without a
+        trainer both."""
+        function = None if self.trainer is None else self.trainer.state.fn
+        needs = {TrainerFn.FITTING: ("val",), TrainerFn.VALIDATING: ("val",)}
+        needs[TrainerFn.TESTING] = ("test",)
+        for split in needs.get(function, SPLITS):
             self.prepare_split(split)
 
     def prepare_split(self, split: str) -> None:

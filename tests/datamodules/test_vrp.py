@@ -8,6 +8,7 @@ import lightning as L
 import numpy as np
 import pytest
 import torch
+from lightning.pytorch.trainer.states import TrainerFn
 
 from datamodules.vrp import GeneratedBatches, VRPDataModule, VRPEvalBatch
 from problems.data_paths import shared_data_path
@@ -59,6 +60,23 @@ def test_a_variants_eval_instances_do_not_depend_on_the_other_variants(tmp_path:
     assert not torch.equal(first.locs, alone.load_set("val", "VRPTW", 6).instances.locs)
     with pytest.raises(ValueError, match="split must be one of"):
         alone.prepare_split("train")
+
+
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [(TrainerFn.TESTING, ["test"]), (TrainerFn.FITTING, ["val"]), (TrainerFn.VALIDATING, ["val"])],
+)
+def test_prepare_data_builds_only_the_split_the_stage_reads(
+    tmp_path: Path, function: TrainerFn, expected: list[str]
+) -> None:
+    """Under a trainer that is testing only the test set is built (a strong-reference test
+    never pays for a val set); fitting and validating build only the val set."""
+    module = small(tmp_path, reference_time_limit=None)
+    trainer = L.Trainer(logger=False)
+    trainer.state.fn = function
+    module.trainer = trainer
+    module.prepare_data()
+    assert [p.name.split("_")[0] for p in (tmp_path / "cache").iterdir()] == expected
 
 
 def test_eval_sets_are_cached_with_valid_references(tmp_path: Path) -> None:
