@@ -11,8 +11,8 @@ weight decay 1e-6, gradient clip 1; batch 64 x 20 batches per epoch; validation 
 instances without augmentation each epoch, as ours), each for `--minutes` of wall clock. Both
 generators draw uniform coordinates, demands 1..9 and capacity 40 at n = 50. Then both final
 weights solve the same cached seeded test set (multi-start over all n starts x 8 symmetric
-copies, best of the 8 n), every solution checked by `problems.vrp.validator`, against its
-PyVRP references. Needs the bench extra (rl4co). Writes
+copies, best of the 8 n; 2 threads), every solution checked by `problems.vrp.validator`,
+against its PyVRP references. Needs the bench extra (rl4co). Writes
 benchmarks/results/teacher_training_vs_rl4co.{json,md}.
 """
 
@@ -161,7 +161,7 @@ def evaluate(out: Path, test: VRPBatch, reference: np.ndarray) -> dict[str, dict
     """Gap to the references, feasibility and inference seconds per instance of both."""
     from rl4co.models.zoo.am import AttentionModelPolicy
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(2)  # both trainers have finished: inference uses the whole machine
     ours = POMOTeacher(weights=str(out / "ours.pt")).policy.eval()
     env, _ = rl4co_model()
     peer = AttentionModelPolicy(env_name=env.name, **RL4CO_POLICY)
