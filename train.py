@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
-from callbacks import FitSummary, LoggerSaveConfigCallback, SharpnessGuard
+from callbacks import FitSummary, LatestCheckpoint, LoggerSaveConfigCallback, SharpnessGuard
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
 NON_NEGATIVE_OPTIMIZER_ARGS = ("lr", "weight_decay", "momentum", "eps", "rho")
@@ -24,7 +23,8 @@ NON_NEGATIVE_OPTIMIZER_ARGS = ("lr", "weight_decay", "momentum", "eps", "rho")
 
 class OptiforgeCLI(LightningCLI):
     """LightningCLI in subclass mode with W&B as the default logger and one forced
-    `ModelCheckpoint` (group `checkpoint`, `save_last` on) so that `last.ckpt` always exists."""
+    `LatestCheckpoint` (group `checkpoint`, `save_last` on) so that `last.ckpt` always exists
+    and always holds the latest state of the run (resume continues where it stopped)."""
 
     def __init__(self, args: list[str] | None = None, run: bool = True) -> None:
         super().__init__(
@@ -43,7 +43,7 @@ class OptiforgeCLI(LightningCLI):
         )
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
-        parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
+        parser.add_lightning_class_args(LatestCheckpoint, "checkpoint")
         parser.set_defaults({"checkpoint.save_last": True})
         parser.add_argument(
             "--test_after_fit",

@@ -32,7 +32,7 @@ import torch
 from datamodules.vrp import VRPDataModule
 from lightning_modules.mtlkd.teacher_inference import solve
 from lightning_modules.mtlkd.teacher_module import POMOTeacher
-from lightning_modules.mtlkd.teacher_weights import export_checkpoint
+from lightning_modules.mtlkd.teacher_weights import save_teacher_weights
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate_batch
 
@@ -84,7 +84,7 @@ def train_ours(minutes: float, out: Path) -> dict[str, float]:
             str(out / "ours_checkpoints"),
         ]
     )
-    export_checkpoint(out / "ours_checkpoints" / "last.ckpt", out / "ours.pt")
+    save_teacher_weights(cli.model, out / "ours.pt")  # the final weights, as for RL4CO
     return {"seconds": time.perf_counter() - start, "steps": cli.trainer.global_step}
 
 

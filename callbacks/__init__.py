@@ -2,6 +2,7 @@
 
 from callbacks.dual_updates import DualUpdates, require_dual_updates
 from callbacks.fit_summary import FitSummary
+from callbacks.latest_checkpoint import LatestCheckpoint
 from callbacks.save_config import LoggerSaveConfigCallback
 from callbacks.sharpness_guard import SharpnessGuard
 from callbacks.vrp_route_plot import VRPRoutePlot
@@ -11,6 +12,7 @@ __all__ = [
     "DualUpdates",
     "require_dual_updates",
     "FitSummary",
+    "LatestCheckpoint",
     "LoggerSaveConfigCallback",
     "OptiforgeWandbLogger",
     "SharpnessGuard",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import torch
 
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli
@@ -29,11 +28,10 @@ def train(directory: Path, *extra: str) -> dict[str, torch.Tensor]:
     return torch.load(directory / "last.ckpt", weights_only=False)["state_dict"]
 
 
-@pytest.mark.parametrize("stop_at", ["--trainer.max_epochs=2", "--trainer.max_steps=30"])
-def test_resume_matches_uninterrupted(stop_at: str, in_tmp_dir: Path) -> None:
-    """4 epochs in one go equal a run stopped (at an epoch boundary or mid-epoch) and resumed."""
+def test_resume_matches_uninterrupted(in_tmp_dir: Path) -> None:
+    """4 epochs in one go equal a run stopped at an epoch boundary and resumed."""
     full = train(in_tmp_dir / "full", "--trainer.max_epochs=4")
-    stopped = train(in_tmp_dir / "parts", stop_at)
+    stopped = train(in_tmp_dir / "parts", "--trainer.max_epochs=2")
     resumed = train(
         in_tmp_dir / "parts",
         "--trainer.max_epochs=4",
@@ -44,3 +42,11 @@ def test_resume_matches_uninterrupted(stop_at: str, in_tmp_dir: Path) -> None:
     assert not all(torch.allclose(full[n], stopped[n], atol=1e-6) for n in full), "no progress"
     for name in full:
         assert torch.allclose(full[name], resumed[name], atol=1e-6, rtol=0), name
+
+
+def test_a_mid_epoch_stop_leaves_its_final_state_in_last_ckpt(in_tmp_dir: Path) -> None:
+    """Stopped at step 30 (mid-epoch, 20-step epochs), last.ckpt is step 30's state, not the
+    last validation improvement (Lightning's own save_last)."""
+    train(in_tmp_dir / "parts", "--trainer.max_steps=30")
+    checkpoint = torch.load(in_tmp_dir / "parts" / "last.ckpt", weights_only=False)
+    assert checkpoint["global_step"] == 30

@@ -1,0 +1,52 @@
+"""LatestCheckpoint: last.ckpt holds the latest state, not the last improvement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import pytest
+import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.demos.boring_classes import BoringModel
+
+from callbacks import LatestCheckpoint
+
+
+class WorseningModel(BoringModel):
+    """Validation score = epoch index: with mode "min" only epoch 0 is an improvement."""
+
+    def validation_step(self, batch: torch.Tensor, batch_idx: int) -> None:
+        self.log("val/score", float(self.current_epoch))
+
+
+def fit(tmp_path: Path, checkpoint: ModelCheckpoint, **trainer_args: object) -> L.Trainer:
+    trainer = L.Trainer(
+        default_root_dir=tmp_path,
+        callbacks=[checkpoint],
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_train_batches=4,
+        limit_val_batches=1,
+        **trainer_args,
+    )
+    trainer.fit(WorseningModel())
+    return trainer
+
+
+def saved_step(path: Path) -> int:
+    return torch.load(path, weights_only=False)["global_step"]
+
+
+@pytest.mark.parametrize("trainer_args", [{"max_epochs": 3}, {"max_epochs": 5, "max_steps": 10}])
+def test_last_checkpoint_is_the_final_state(tmp_path: Path, trainer_args: dict) -> None:
+    """After 3 non-improving-after-the-first epochs, or a stop at step 10 in the middle of
+    epoch 2, last.ckpt holds the final step; Lightning's own ModelCheckpoint keeps step 4."""
+    ours = LatestCheckpoint(dirpath=tmp_path / "ours", monitor="val/score", save_last=True)
+    trainer = fit(tmp_path, ours, **trainer_args)
+    assert saved_step(tmp_path / "ours" / "last.ckpt") == trainer.global_step
+    assert saved_step(Path(ours.best_model_path)) == 4  # the best is still epoch 0's
+    plain = ModelCheckpoint(dirpath=tmp_path / "plain", monitor="val/score", save_last=True)
+    fit(tmp_path, plain, **trainer_args)
+    assert saved_step(tmp_path / "plain" / "last.ckpt") == 4  # the bug this class fixes
