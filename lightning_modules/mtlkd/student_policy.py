@@ -9,10 +9,10 @@ Heavy decoder, at every step and for every state row r:
     tokens <- `decoder_layers` pre-norm layers   x <- x + MHA(RMSNorm x), x <- x + FF(RMSNorm x)
     u_j     = w . RMSNorm(token_j)               one score per node token (j = 0 is the depot)
     log pi(j) = log_softmax_j(u_j), u_j = -inf where the env's mask forbids j.
-Visited customers are hidden from every attention (key mask), so the remaining nodes are
-re-embedded together with the current partial-route state at every step, which is what lets
-a heavy decoder generalize across sizes (LEHD). Tokens stay N + 1 long for batching (visited
-ones masked rather than removed): each step costs O(L N^2 d) per row.
+Visited customers are dropped from the tokens (each row's remaining nodes gathered, padded to
+the batch's longest and key-masked), so the remaining nodes are re-embedded together with the
+current partial-route state at every step, which is what lets a heavy decoder generalize
+across sizes (LEHD); a step costs O(L K^2 d) per row with K the nodes still remaining.
 
 Variant attributes reach the model only as features, so an unseen combination of O, B, L, TW is
 decoded zero-shot with the same weights.
@@ -104,15 +104,26 @@ class HeavyDecoderPolicy(nn.Module):
 
     def step_log_probs(self, h: Tensor, state: VRPState) -> Tensor:
         """log pi(. | s_t) [R, N] for every row of `state` (illegal actions -inf); `h` are the
-        embeddings of the B distinct instances, `state.instance` maps rows to them."""
-        nodes = h[state.instance]  # [R, N, d]
-        current = nodes.gather(1, state.current[:, None, None].expand(-1, 1, h.shape[-1]))
-        token = self.embed_state(torch.cat([current.squeeze(1), context_features(state)], -1))
+        embeddings of the B distinct instances, `state.instance` maps rows to them.
+
+        Only the depot and the unvisited customers enter the decoder: each row's remaining
+        nodes are gathered to the front (in node order) and padded to the longest row's count,
+        so a step late in a route costs as little as the remaining instance (LEHD)."""
+        remaining = ~state.visited  # the depot column is always True
+        counts = remaining.sum(1)
+        width = int(counts.max())
+        order = torch.argsort(remaining.to(torch.int8), dim=1, descending=True, stable=True)
+        order = order[:, :width]  # [R, K] node indices, remaining ones first
+        padding = torch.arange(width, device=order.device) >= counts[:, None]
+        nodes = h[state.instance[:, None], order]  # [R, K, d]
+        current = h[state.instance, state.current]
+        token = self.embed_state(torch.cat([current, context_features(state)], -1))
         x = torch.cat([token[:, None], nodes], 1)
-        visible = torch.cat([torch.ones_like(state.visited[:, :1]), ~state.visited], 1)
+        visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
         for layer in self.decoder:
             x = layer(x, visible)
-        scores = self.score(self.norm_out(x[:, 1:])).squeeze(-1)
+        kept = self.score(self.norm_out(x[:, 1:])).squeeze(-1).masked_fill(padding, float("-inf"))
+        scores = torch.full_like(remaining, float("-inf"), dtype=kept.dtype).scatter(1, order, kept)
         mask = env.action_mask(state)
         return torch.log_softmax(scores.masked_fill(~mask, float("-inf")), -1)
 

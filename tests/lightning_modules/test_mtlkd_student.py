@@ -9,6 +9,8 @@ import pytest
 import torch
 
 from lightning_modules import MTLKDStudent
+from lightning_modules.mtlkd.features import context_features
+from lightning_modules.mtlkd.rollout import sample
 from lightning_modules.mtlkd.teacher_inference import solve
 from problems.vrp import env
 from problems.vrp.generator import generate
@@ -57,6 +59,38 @@ def test_student_and_teacher_score_the_same_states() -> None:
             state.visited, replay.visited
         )
         replay = env.step(replay, actions[:, t])
+
+
+def test_decoder_attends_to_the_remaining_nodes_only() -> None:
+    """The batched, padded decoder step equals decoding each row alone on its depot and
+    unvisited customers (no padding, no mask), at several depths of a route and for rows
+    that differ in how much is left."""
+    torch.manual_seed(0)
+    policy = tiny_student().policy
+    batch = generate("OVRPBLTW", 12, 4, seed=3)
+    h = policy.encode(batch)
+    state = env.reset(batch, 2)
+    for depth in range(8):
+        log_p = policy.step_log_probs(h, state)
+        for row in range(state.num_rows):
+            keep = (~state.visited[row]).nonzero().squeeze(1)
+            current = h[state.instance[row], state.current[row]]
+            context = context_features(state)[row]
+            x = torch.cat(
+                [
+                    policy.embed_state(torch.cat([current, context]))[None],
+                    h[state.instance[row], keep],
+                ]
+            )
+            x = x[None]
+            for layer in policy.decoder:
+                x = layer(x, torch.ones(x.shape[:2], dtype=torch.bool))
+            scores = torch.full((batch.num_nodes,), float("-inf"))
+            scores[keep] = policy.score(policy.norm_out(x[0, 1:])).squeeze(-1)
+            scores = scores.masked_fill(~env.action_mask(state)[row], float("-inf"))
+            torch.testing.assert_close(log_p[row], torch.log_softmax(scores, -1), atol=1e-5, rtol=0)
+        state = env.step(state, log_p.argmax(-1) if depth % 2 else sample(log_p))
+    assert len(set((~state.visited).sum(1).tolist())) > 1  # rows had different widths
 
 
 def test_training_step_mixes_tasks_and_lowers_the_kl() -> None:
