@@ -30,9 +30,9 @@ import numpy as np
 import torch
 
 from datamodules.vrp import VRPDataModule
+from lightning_modules.mtlkd.policy_weights import save_weights
 from lightning_modules.mtlkd.teacher_inference import solve
 from lightning_modules.mtlkd.teacher_module import POMOTeacher
-from lightning_modules.mtlkd.teacher_weights import save_teacher_weights
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate_batch
 
@@ -84,7 +84,7 @@ def train_ours(minutes: float, out: Path) -> dict[str, float]:
             str(out / "ours_checkpoints"),
         ]
     )
-    save_teacher_weights(cli.model, out / "ours.pt")  # the final weights, as for RL4CO
+    save_weights(cli.model, out / "ours.pt")  # the final weights, as for RL4CO
     return {"seconds": time.perf_counter() - start, "steps": cli.trainer.global_step}
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import torch
 
+from lightning_modules.mtlkd.policy_weights import shipped_teacher_path
 from lightning_modules.mtlkd.teacher_module import POMOTeacher
-from lightning_modules.mtlkd.teacher_weights import shipped_teacher_path
 from problems.vrp import env
 from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.teacher_weights import read_teacher_weights, shipped_teacher_path
+from lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
 from problems.vrp.variants import SEEN_VARIANTS
 from train import main as train_main
 
@@ -56,7 +56,7 @@ def evaluate(name: str, instances: int, time_limit: float) -> dict[str, float]:
     metrics = cli.trainer.callback_metrics
     row = {name: float(metrics[f"test/{name}"]) for name in METRICS}
     row["ms_per_instance"] = float(metrics[f"test/{name}/n50/ms_per_instance"])
-    blob = read_teacher_weights(weights)
+    blob = read_weights(weights)
     row.update({"epoch": blob["epoch"], "global_step": blob["global_step"]})
     return row
 

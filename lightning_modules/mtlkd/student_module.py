@@ -32,12 +32,16 @@ import torch
 from torch import Tensor
 
 from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
+from lightning_modules.mtlkd.policy_weights import (
+    FEATURE_LAYOUT,
+    load_weights,
+    shipped_teacher_path,
+)
 from lightning_modules.mtlkd.r3c import r3c
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from lightning_modules.mtlkd.teacher_inference import INFERENCE_MODES, InferenceMode, solve
 from lightning_modules.mtlkd.teacher_module import POMOTeacher
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from lightning_modules.mtlkd.teacher_weights import FEATURE_LAYOUT, shipped_teacher_path
 from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 from problems.vrp import env
 from problems.vrp.instance import VRPBatch
@@ -63,6 +67,9 @@ class MTLKDStudent(VRPEvaluationModule):
         r3c_iterations: R3C rounds after the inference mode (0 = none).
         r3c_segment: (min, max) customers cut per R3C round.
         r3c_seed: seed of R3C's random reorderings and cuts (evaluation is reproducible).
+        weights: a weights-only student file (`policy_weights`, e.g. the shipped
+            `weights/mtlkd/student_n50.pt`) to start from; its architecture and feature layout
+            must match.
     """
 
     def __init__(
@@ -83,6 +90,7 @@ class MTLKDStudent(VRPEvaluationModule):
         r3c_iterations: int = 0,
         r3c_segment: tuple[int, int] = (4, 20),
         r3c_seed: int = 0,
+        weights: str | None = None,
     ) -> None:
         super().__init__()
         if kd_direction not in DIRECTIONS:
@@ -112,7 +120,9 @@ class MTLKDStudent(VRPEvaluationModule):
         teachers = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
         for name in teachers:
             variant(name)  # an unknown variant name raises, listing the 16
-        self.save_hyperparameters(ignore=["val_inference", "test_inference", "r3c_iterations"])
+        self.save_hyperparameters(
+            ignore=["val_inference", "test_inference", "r3c_iterations", "weights"]
+        )
         self.policy = HeavyDecoderPolicy(
             embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim
         )
@@ -127,6 +137,8 @@ class MTLKDStudent(VRPEvaluationModule):
         self.r3c_iterations = r3c_iterations
         self.r3c_segment = (int(r3c_segment[0]), int(r3c_segment[1]))
         self.r3c_seed = r3c_seed
+        if weights is not None:
+            load_weights(self, weights)
 
     def load_teachers(self) -> None:
         """Load the frozen teachers (kept out of the checkpoint) on this module's device."""

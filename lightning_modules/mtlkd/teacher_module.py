@@ -13,6 +13,7 @@ from __future__ import annotations
 from torch import Tensor
 
 from lightning_modules.mtlkd.attention_encoder import NORMS, Norm
+from lightning_modules.mtlkd.policy_weights import load_weights
 from lightning_modules.mtlkd.teacher_inference import (
     INFERENCE_MODES,
     InferenceMode,
@@ -20,7 +21,6 @@ from lightning_modules.mtlkd.teacher_inference import (
     solve,
 )
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from lightning_modules.mtlkd.teacher_weights import load_teacher_weights
 from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 from problems.vrp import env
 from problems.vrp.instance import VRPBatch
@@ -51,7 +51,7 @@ class POMOTeacher(VRPEvaluationModule):
             customers) when None, otherwise at most this many (n starts are many at n = 1000).
         val_inference: "greedy", "multistart" or "augment" (multi-start x 8 symmetries).
         test_inference: the same choice for `test`.
-        weights: a weights-only file written by `teacher_weights.save_teacher_weights` (e.g.
+        weights: a weights-only file written by `policy_weights.save_weights` (e.g.
             the shipped `weights/mtlkd/teacher_cvrp_n50.pt`) to start from; its architecture
             and feature layout must equal this model's. Not stored in the hyperparameters.
     """
@@ -97,7 +97,7 @@ class POMOTeacher(VRPEvaluationModule):
         self.save_hyperparameters(ignore=["val_inference", "test_inference", "weights"])
         self.policy = POMOPolicy(embed_dim, num_layers, num_heads, ff_dim, norm, logit_clip)
         if weights is not None:
-            load_teacher_weights(self, weights)
+            load_weights(self, weights)
         self.num_starts = num_starts
         self.inference = {"val": val_inference, "test": test_inference}
 

@@ -31,6 +31,23 @@ EVAL_METRICS = ("cost", "gap", "feasible")
 SPLITS = ("val", "test")
 
 
+def validated_costs(
+    instances: VRPBatch, solutions: Tensor, solver: str = "solver"
+) -> tuple[Tensor, Tensor]:
+    """Validator costs [B] (NaN where infeasible, with a warning naming `solver`) and
+    feasibility [B] bool of `solutions` [B, T]; returned on the solutions' device."""
+    cpu = instances.to("cpu")
+    sequences = solutions.cpu().numpy()
+    costs = np.full(instances.batch_size, np.nan)
+    for row in range(instances.batch_size):
+        try:
+            costs[row] = validate(cpu.index(row), sequences[row], name=f"instance {row}")
+        except InfeasibleSolution as error:
+            warnings.warn(f"{solver}: infeasible solution: {error}", stacklevel=2)
+    cost = torch.from_numpy(costs).to(solutions.device)
+    return cost, cost.isfinite()
+
+
 class VRPEvaluationModule(L.LightningModule):
     """LightningModule base with validator-checked VRP evaluation (see the module doc)."""
 
@@ -45,26 +62,13 @@ class VRPEvaluationModule(L.LightningModule):
         """Node sequences [B, T] (validator format) for `instances` in `split`'s mode."""
         raise NotImplementedError
 
-    def validated_costs(self, instances: VRPBatch, solutions: Tensor) -> tuple[Tensor, Tensor]:
-        """Validator costs [B] (NaN where infeasible) and feasibility [B] bool of `solutions`."""
-        cpu = instances.to("cpu")
-        sequences = solutions.cpu().numpy()
-        costs = np.full(instances.batch_size, np.nan)
-        for row in range(instances.batch_size):
-            try:
-                costs[row] = validate(cpu.index(row), sequences[row], name=f"instance {row}")
-            except InfeasibleSolution as error:
-                warnings.warn(f"{type(self).__name__}: infeasible solution: {error}", stacklevel=2)
-        cost = torch.from_numpy(costs).to(solutions.device)
-        return cost, cost.isfinite()
-
     def _evaluate(self, batch: VRPEvalBatch, split: str) -> dict[str, object]:
         instances = batch.instances
         start = time.perf_counter()
         with torch.no_grad():
             solutions = self.solve_instances(instances, split)
         per_instance = torch.tensor(1e3 * (time.perf_counter() - start) / instances.batch_size)
-        cost, feasible = self.validated_costs(instances, solutions)
+        cost, feasible = validated_costs(instances, solutions, type(self).__name__)
         gap = 100.0 * (cost - batch.reference_cost) / batch.reference_cost
         values = {"cost": cost, "gap": gap, "feasible": feasible.double()}
         for name, value in values.items():

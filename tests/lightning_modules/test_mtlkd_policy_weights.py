@@ -1,4 +1,4 @@
-"""Teacher weights files: the shipped ones load and solve, round trips, refusal of mismatches."""
+"""MTL-KD weights files: the shipped teachers load and solve, round trips, refusal of mismatches."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ import pytest
 import torch
 import yaml
 
-from lightning_modules import POMOTeacher
-from lightning_modules.mtlkd.teacher_inference import solve
-from lightning_modules.mtlkd.teacher_weights import (
+from lightning_modules import MTLKDStudent, POMOTeacher
+from lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
+    build_module,
     export_checkpoint,
-    read_teacher_weights,
-    save_teacher_weights,
+    read_weights,
+    save_weights,
     shipped_teacher_path,
 )
+from lightning_modules.mtlkd.teacher_inference import solve
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import SEEN_VARIANTS
@@ -42,7 +43,7 @@ def test_shipped_teacher_loads_and_beats_a_random_policy(name: str) -> None:
         costs[label] = torch.from_numpy(validate_batch(batch, solutions))
         assert torch.allclose(costs[label], env_costs.double(), atol=1e-5)
     assert costs["trained"].mean() < 0.9 * costs["untrained"].mean()
-    assert read_teacher_weights(path)["feature_layout"] == {
+    assert read_weights(path)["feature_layout"] == {
         "customer": 7,
         "depot": 5,
         "context": 6,
@@ -50,16 +51,16 @@ def test_shipped_teacher_loads_and_beats_a_random_policy(name: str) -> None:
 
 
 def test_save_and_export_round_trip_decode_identically(tmp_path: Path) -> None:
-    """A module saved with `save_teacher_weights`, and a Lightning checkpoint exported with
+    """A module saved with `save_weights`, and a Lightning checkpoint exported with
     `export_checkpoint`, reload into modules whose greedy decodings are identical."""
     torch.manual_seed(1)
     module = POMOTeacher(**TINY)
-    save_teacher_weights(module, tmp_path / "saved.pt")
+    save_weights(module, tmp_path / "saved.pt")
     trainer = L.Trainer(logger=False, enable_checkpointing=False, max_epochs=0)
     trainer.strategy.connect(module)
     trainer.save_checkpoint(tmp_path / "module.ckpt")
     export_checkpoint(tmp_path / "module.ckpt", tmp_path / "exported.pt")
-    assert "optimizer_states" not in read_teacher_weights(tmp_path / "exported.pt")
+    assert "optimizer_states" not in read_weights(tmp_path / "exported.pt")
     batch = generate("VRPTW", 10, 4, seed=2)
     expected, _ = solve(module.policy, batch, "multistart")
     for name in ("saved.pt", "exported.pt"):
@@ -70,7 +71,7 @@ def test_save_and_export_round_trip_decode_identically(tmp_path: Path) -> None:
 def test_mismatched_architecture_or_layout_is_refused(tmp_path: Path) -> None:
     """Loading into another width, or a file with another feature layout, raises naming the
     field; a missing file and a non-teacher file raise too."""
-    save_teacher_weights(POMOTeacher(**TINY), tmp_path / "tiny.pt")
+    save_weights(POMOTeacher(**TINY), tmp_path / "tiny.pt")
     with pytest.raises(ValueError, match="embed_dim=16"):
         POMOTeacher(**{**TINY, "embed_dim": 32}, weights=str(tmp_path / "tiny.pt"))
     blob = torch.load(tmp_path / "tiny.pt", weights_only=True)
@@ -79,10 +80,32 @@ def test_mismatched_architecture_or_layout_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="5 context features"):
         POMOTeacher(**TINY, weights=str(tmp_path / "old_layout.pt"))
     torch.save({"state_dict": {}}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="not a teacher weights file"):
+    with pytest.raises(ValueError, match="not an MTL-KD weights file"):
         POMOTeacher(**TINY, weights=str(tmp_path / "other.pt"))
     with pytest.raises(FileNotFoundError, match="weights: no file"):
         POMOTeacher(**TINY, weights=str(tmp_path / "absent.pt"))
+
+
+def test_student_file_rebuilds_the_student_and_refuses_a_teacher_file(tmp_path: Path) -> None:
+    """`build_module` rebuilds a saved student with its architecture (greedy decodings equal);
+    a teacher file, also one written before the "model" field, is refused by the student."""
+    torch.manual_seed(2)
+    architecture = {"embed_dim": 16, "decoder_layers": 2, "num_heads": 4, "ff_dim": 32}
+    student = MTLKDStudent(**architecture)
+    save_weights(student, tmp_path / "student.pt")
+    rebuilt = build_module(tmp_path / "student.pt")
+    assert isinstance(rebuilt, MTLKDStudent) and rebuilt.hparams["decoder_layers"] == 2
+    batch = generate("OVRPBLTW", 10, 4, seed=3)
+    assert torch.equal(
+        solve(rebuilt.policy, batch, "greedy")[0], solve(student.policy, batch, "greedy")[0]
+    )
+    save_weights(POMOTeacher(**TINY), tmp_path / "teacher.pt")
+    blob = torch.load(tmp_path / "teacher.pt", weights_only=True)
+    del blob["model"]
+    torch.save(blob, tmp_path / "old_teacher.pt")
+    for name in ("teacher.pt", "old_teacher.pt"):
+        with pytest.raises(ValueError, match="holds a POMOTeacher, this model is a MTLKDStudent"):
+            MTLKDStudent(**architecture, weights=str(tmp_path / name))
 
 
 def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
