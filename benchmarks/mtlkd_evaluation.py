@@ -1,0 +1,435 @@
+"""MTL-KD evaluation: the student against the MTPOMO-style baseline and the single-task teachers.
+
+    python -m benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
+        --mtpomo weights/mtlkd/mtpomo_n50.pt [--parts suite r3c generalization cvrplib]
+
+Models are weights files (`lightning_modules.mtlkd.policy_weights`) or Lightning checkpoints.
+Every solution is checked by the independent validator (`problems.vrp.validator`); gaps are
+over validated costs, and each row reports its feasibility rate. Parts:
+
+- suite: the 16 variants at n = `--size`, `--instances` seeded test instances each (the
+  VRPDataModule's cached test sets; PyVRP references at `--seen-limit` s per instance for the
+  6 seen variants and `--unseen-limit` s for the 10 unseen ones): greedy decoding of the
+  student and of MTPOMO, MTPOMO with multi-start x 8 augmentations, and on the seen variants
+  their teacher (multi-start x 8). Mean gaps over the seen and the unseen variants.
+- r3c: the student's greedy solutions of the first `--r3c-instances` instances of every suite
+  variant improved by R3C, validated after each budget in `--r3c-budgets` (rounds).
+- generalization: student and MTPOMO greedy (and student + R3C `--r3c-budgets`' last) on
+  `--general-variants` at each size of `--general-sizes` (instances and PyVRP seconds per size
+  from `--general-instances` / `--general-limits`), with the peak resident memory added while
+  decoding (sampled every 5 ms) and the time per instance.
+- cvrplib: student greedy, student + R3C and MTPOMO greedy on every CVRP Set X instance
+  (grouped n <= 250, 251-500, 501-1000) and on the first `--real-instances` VRPB and VRPTW
+  instances; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
+
+Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md} and one W&B run (offline without a key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from benchmarks.wandb_tables import log_tables
+from datamodules.vrp import VRPDataModule
+from lightning_modules.mtlkd.policy_weights import build_module, export_checkpoint
+from lightning_modules.mtlkd.r3c import r3c
+from lightning_modules.mtlkd.teacher_inference import solve
+from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule, validated_costs
+from problems.vrp import cvrplib
+from problems.vrp.instance import VRPBatch
+from problems.vrp.validator import InfeasibleSolution, validate
+from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+UNSEEN_VARIANTS = tuple(name for name in ALL_VARIANTS if name not in SEEN_VARIANTS)
+PARTS = ("suite", "r3c", "generalization", "cvrplib")
+BANDS = ((0, 250), (251, 500), (501, 1000))
+Solver = Callable[[VRPBatch], Tensor]
+
+
+def load_model(path: Path) -> VRPEvaluationModule:
+    """A model from a weights file, or from a Lightning checkpoint (exported on the way)."""
+    if path.suffix != ".ckpt":
+        return build_module(path)
+    with tempfile.TemporaryDirectory() as scratch:
+        exported = Path(scratch) / "exported.pt"
+        export_checkpoint(path, exported)
+        return build_module(exported)
+
+
+def rss_bytes() -> int:
+    """Resident set size of this process (Linux /proc)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+@contextmanager
+def peak_rss_increase() -> Iterator[dict[str, float]]:
+    """Yields a dict whose "mib" is, after the block, the peak RSS growth during it."""
+    result = {"mib": 0.0}
+    start, peak, done = rss_bytes(), [rss_bytes()], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_bytes())
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield result
+    finally:
+        done.set()
+        thread.join()
+        result["mib"] = (max(peak[0], rss_bytes()) - start) / 2**20
+
+
+def run(solver: Solver, instances: VRPBatch, chunk: int, name: str) -> dict[str, object]:
+    """Solve `instances` in chunks; validated costs [B] (NaN if infeasible), feasibility,
+    milliseconds per instance and the peak RSS growth while solving."""
+    costs, seconds = [], 0.0
+    with peak_rss_increase() as memory:
+        for first in range(0, instances.batch_size, chunk):
+            part = instances.index(slice(first, first + chunk))
+            start = time.perf_counter()
+            with torch.no_grad():
+                solutions = solver(part)
+            seconds += time.perf_counter() - start
+            costs.append(validated_costs(part, solutions, name)[0])
+    cost = torch.cat(costs).numpy()
+    return {
+        "cost": cost,
+        "feasible": float(np.isfinite(cost).mean()),
+        "ms_per_instance": 1e3 * seconds / instances.batch_size,
+        "peak_rss_increase_mib": memory["mib"],
+    }
+
+
+def gap_summary(result: dict[str, object], reference: np.ndarray) -> dict[str, float]:
+    """Mean gap (%) over feasible solutions, feasibility and time of one `run` result."""
+    cost = result["cost"]
+    gap = 100.0 * (cost - reference) / reference
+    return {
+        "gap": float(np.nanmean(gap)),
+        "feasible": result["feasible"],
+        "ms_per_instance": result["ms_per_instance"],
+        "peak_rss_increase_mib": result["peak_rss_increase_mib"],
+    }
+
+
+def greedy(module: VRPEvaluationModule) -> Solver:
+    return lambda batch: solve(module.policy, batch, "greedy")[0]
+
+
+def augment(module: VRPEvaluationModule) -> Solver:
+    return lambda batch: solve(module.policy, batch, "augment")[0]
+
+
+def with_r3c(module: VRPEvaluationModule, budget: int, segment: tuple[int, int]) -> Solver:
+    """Greedy followed by `budget` R3C rounds (seed 0 per chunk)."""
+
+    def solver(batch: VRPBatch) -> Tensor:
+        start = solve(module.policy, batch, "greedy")[0]
+        generator = torch.Generator().manual_seed(0)
+        return r3c(module.policy, batch, start, budget, segment, generator)[0]
+
+    return solver
+
+
+def test_set(
+    name: str, size: int, count: int, limit: float, cache_dir: Path
+) -> tuple[VRPBatch, np.ndarray]:
+    """The cached seeded test set (built with PyVRP references on first use, 2 workers)."""
+    data = VRPDataModule(
+        train_variants=name,
+        num_customers=size,
+        eval_variants=[name],
+        test_instances=count,
+        reference_time_limit=limit,
+        reference_workers=2,
+        cache_dir=str(cache_dir),
+    )
+    data.prepare_split("test")
+    loaded = data.load_set("test", name, size)
+    return loaded.instances, loaded.reference_cost.numpy()
+
+
+def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for name in ALL_VARIANTS:
+        seen = name in SEEN_VARIANTS
+        limit = args.seen_limit if seen else args.unseen_limit
+        instances, reference = test_set(name, args.size, args.instances, limit, args.cache_dir)
+        solvers = {
+            "student greedy": greedy(models["student"]),
+            "MTPOMO greedy": greedy(models["mtpomo"]),
+            "MTPOMO x8 aug": augment(models["mtpomo"]),
+        }
+        if seen:
+            teacher = build_module(ROOT / "weights" / "mtlkd" / f"teacher_{name.lower()}_n50.pt")
+            solvers["teacher x8 aug"] = augment(teacher)
+        rows[name] = {
+            method: gap_summary(run(solver, instances, args.chunk, method), reference)
+            for method, solver in solvers.items()
+        }
+        print(name, {m: round(r["gap"], 2) for m, r in rows[name].items()}, flush=True)
+    methods = ("student greedy", "MTPOMO greedy", "MTPOMO x8 aug")
+    means = {
+        group: {m: float(np.mean([rows[v][m]["gap"] for v in names])) for m in methods}
+        for group, names in (("seen", SEEN_VARIANTS), ("unseen", UNSEEN_VARIANTS))
+    }
+    return {"rows": rows, "means": means}
+
+
+def r3c_curve(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    """Gap after each cumulative R3C budget, per variant; every stage validated."""
+    student = models["student"]
+    rows: dict[str, dict[str, float]] = {}
+    for name in ALL_VARIANTS:
+        limit = args.seen_limit if name in SEEN_VARIANTS else args.unseen_limit
+        instances, reference = test_set(name, args.size, args.instances, limit, args.cache_dir)
+        instances = instances.index(slice(0, args.r3c_instances))
+        reference = reference[: args.r3c_instances]
+        rows[name] = r3c_stages(student, instances, reference, args)
+        print(name, {k: round(v, 2) for k, v in rows[name].items()}, flush=True)
+    return {"rows": rows, "budgets": list(args.r3c_budgets)}
+
+
+def r3c_stages(
+    student: VRPEvaluationModule, instances: VRPBatch, reference: np.ndarray, args
+) -> dict[str, float]:
+    """Greedy, then R3C continued budget by budget; gap (%) and feasibility at each stage."""
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        solutions = solve(student.policy, instances, "greedy")[0]
+    out, done, seconds = {}, 0, 0.0
+    for budget in (0, *args.r3c_budgets):
+        start = time.perf_counter()
+        if budget > done:
+            with torch.no_grad():
+                solutions = r3c(
+                    student.policy, instances, solutions, budget - done, args.segment, generator
+                )[0]
+            done = budget
+        seconds += time.perf_counter() - start
+        cost, feasible = validated_costs(instances, solutions, f"student + R3C {budget}")
+        gap = 100.0 * (cost.numpy() - reference) / reference
+        out[f"gap@{budget}"] = float(np.nanmean(gap))
+        out[f"feasible@{budget}"] = float(feasible.double().mean())
+        out[f"ms@{budget}"] = 1e3 * seconds / instances.batch_size
+    return out
+
+
+def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    budget = args.r3c_budgets[-1]
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for name in args.general_variants:
+        for size, count, limit in zip(
+            args.general_sizes, args.general_instances, args.general_limits, strict=True
+        ):
+            instances, reference = test_set(name, size, count, limit, args.cache_dir)
+            chunk = max(1, min(args.chunk, 4096 // size))
+            solvers = {
+                "student greedy": greedy(models["student"]),
+                "MTPOMO greedy": greedy(models["mtpomo"]),
+                f"student + R3C {budget}": with_r3c(models["student"], budget, args.segment),
+            }
+            rows[f"{name}/n{size}"] = {
+                method: gap_summary(run(solver, instances, chunk, method), reference)
+                for method, solver in solvers.items()
+            }
+            print(name, size, rows[f"{name}/n{size}"], flush=True)
+    return {"rows": rows}
+
+
+def benchmark_solver(
+    solver: Solver, instance: cvrplib.BenchmarkInstance
+) -> tuple[float, float, float]:
+    """Cost in instance units, gap to BKS (%) and seconds of one real instance; the solution is
+    validated in model units first (NaN cost and gap, with a warning, if infeasible)."""
+    batch = cvrplib.to_batch(instance)
+    start = time.perf_counter()
+    with torch.no_grad():
+        sequence = solver(batch)[0].numpy()
+    seconds = time.perf_counter() - start
+    try:
+        validate(batch, sequence, name=instance.name)
+    except InfeasibleSolution as error:
+        warnings.warn(f"infeasible solution: {error}", stacklevel=2)
+        return float("nan"), float("nan"), seconds
+    routes, route = [], []
+    for node in sequence[1:]:
+        if node == 0:
+            if route:
+                routes.append(route)
+            route = []
+        else:
+            route.append(int(node))
+    cost = cvrplib.route_cost(instance, routes)
+    return cost, cvrplib.gap_to_bks(cost, instance.bks_cost), seconds
+
+
+def real_instances(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    budget = args.r3c_budgets[-1]
+    solvers = {
+        "student greedy": greedy(models["student"]),
+        f"student + R3C {budget}": with_r3c(models["student"], budget, args.segment),
+        "MTPOMO greedy": greedy(models["mtpomo"]),
+    }
+    rows: dict[str, dict[str, object]] = {}
+    for benchmark in cvrplib.BENCHMARKS:
+        names = sorted(cvrplib.instance_names(benchmark), key=customers_in_name)
+        names = names[: args.x_instances if benchmark == "CVRP" else args.real_instances]
+        for name in names:
+            instance = cvrplib.load_instance(benchmark, name)
+            row: dict[str, object] = {"n": instance.num_customers, "bks": instance.bks_cost}
+            for method, solver in solvers.items():
+                cost, gap, seconds = benchmark_solver(solver, instance)
+                row[method] = {"cost": cost, "gap": gap, "seconds": seconds}
+            rows[f"{benchmark}/{name}"] = row
+            print(benchmark, name, {m: round(row[m]["gap"], 2) for m in solvers}, flush=True)
+    bands = {}
+    for low, high in BANDS:
+        members = [r for k, r in rows.items() if k.startswith("CVRP/") and low <= r["n"] <= high]
+        if members:
+            bands[f"X n {low}-{high}"] = band_means(members, solvers)
+    for benchmark in ("VRPB", "VRPTW"):
+        members = [r for k, r in rows.items() if k.startswith(f"{benchmark}/")]
+        if members:
+            bands[benchmark] = band_means(members, solvers)
+    return {"rows": rows, "bands": bands}
+
+
+def customers_in_name(name: str) -> tuple[int, str]:
+    """Sort key: the size in an X name ("X-n101-k25" -> 101), then the name."""
+    match = re.search(r"-n(\d+)", name)
+    return (int(match.group(1)) if match else 0, name)
+
+
+def band_means(members: list[dict], methods: dict[str, Solver]) -> dict[str, float]:
+    """Per method: mean gap over the feasible members, their share, mean seconds."""
+    out: dict[str, float] = {"instances": len(members)}
+    for method in methods:
+        gaps = np.array([r[method]["gap"] for r in members], dtype=float)
+        out[method] = float(np.nanmean(gaps)) if np.isfinite(gaps).any() else float("nan")
+        out[f"{method} feasible"] = float(np.isfinite(gaps).mean())
+        out[f"{method} s"] = float(np.mean([r[method]["seconds"] for r in members]))
+    return out
+
+
+def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, list, list]:
+    """The part's Markdown table, and its columns and rows for W&B."""
+    if part in ("suite", "generalization"):
+        methods = list(dict.fromkeys(m for row in result["rows"].values() for m in row))
+        columns = ["set", *[f"{m} gap %" for m in methods], "feasible", "student ms", "MTPOMO ms"]
+        table = []
+        for key, by_method in result["rows"].items():
+            table.append(
+                [
+                    key,
+                    *[round(by_method[m]["gap"], 2) if m in by_method else "" for m in methods],
+                    min(row["feasible"] for row in by_method.values()),
+                    round(by_method["student greedy"]["ms_per_instance"], 1),
+                    round(by_method["MTPOMO greedy"]["ms_per_instance"], 1),
+                ]
+            )
+        if part == "generalization":
+            columns.append("student peak RSS + MiB")
+            for row, by_method in zip(table, result["rows"].values(), strict=True):
+                row.append(round(by_method["student greedy"]["peak_rss_increase_mib"], 1))
+        lines = [f"MTL-KD {part}: {vars(args)}", ""]
+        if part == "suite":
+            for group, means in result["means"].items():
+                lines.append(f"- mean gap over the {group} variants: {means}")
+            lines.append("")
+    elif part == "r3c":
+        budgets = [0, *result["budgets"]]
+        columns = ["variant", *[f"gap % @{b}" for b in budgets], "feasible", "ms @max"]
+        table = [
+            [
+                name,
+                *[round(row[f"gap@{b}"], 2) for b in budgets],
+                min(row[f"feasible@{b}"] for b in budgets),
+                round(row[f"ms@{budgets[-1]}"], 1),
+            ]
+            for name, row in result["rows"].items()
+        ]
+        lines = [f"MTL-KD R3C budget curve: {vars(args)}", ""]
+    else:
+        keys = [k for k in next(iter(result["bands"].values())) if k != "instances"]
+        columns = [
+            "group",
+            "instances",
+            *[k if k.endswith((" feasible", " s")) else f"{k} gap %" for k in keys],
+        ]
+        table = [
+            [group, values["instances"], *[round(values[k], 2) for k in keys]]
+            for group, values in result["bands"].items()
+        ]
+        lines = [f"MTL-KD real instances (gap to BKS): {vars(args)}", ""]
+    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in table]
+    return "\n".join(lines) + "\n", columns, table
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--student", type=Path, required=True)
+    parser.add_argument("--mtpomo", type=Path, required=True)
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
+    parser.add_argument("--size", type=int, default=50)
+    parser.add_argument("--instances", type=int, default=1000)
+    parser.add_argument("--seen-limit", type=float, default=1.0)
+    parser.add_argument("--unseen-limit", type=float, default=0.25)
+    parser.add_argument("--chunk", type=int, default=250, help="instances per decoding batch")
+    parser.add_argument("--r3c-instances", type=int, default=100)
+    parser.add_argument("--r3c-budgets", type=int, nargs="+", default=[10, 25, 50, 100])
+    parser.add_argument("--segment", type=int, nargs=2, default=(4, 20))
+    parser.add_argument("--general-variants", nargs="+", default=["CVRP", "OVRP", "VRPB", "VRPTW"])
+    parser.add_argument("--general-sizes", type=int, nargs="+", default=[100, 200, 500, 1000])
+    parser.add_argument("--general-instances", type=int, nargs="+", default=[64, 32, 16, 8])
+    parser.add_argument("--general-limits", type=float, nargs="+", default=[1, 2, 5, 10])
+    parser.add_argument("--x-instances", type=int, default=None, help="None = all 100")
+    parser.add_argument("--real-instances", type=int, default=10, help="VRPB and VRPTW each")
+    parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--wandb", action="store_true", help="also log the tables to W&B")
+    args = parser.parse_args(argv)
+    args.segment = tuple(args.segment)
+    torch.set_num_threads(args.threads)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    models = {"student": load_model(args.student), "mtpomo": load_model(args.mtpomo)}
+    parts = {"suite": suite, "r3c": r3c_curve, "generalization": generalization}
+    parts["cvrplib"] = real_instances
+    tables = {}
+    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+    for part in args.parts:
+        result = parts[part](models, args)
+        text, columns, table = markdown(part, result, args)
+        (args.output_dir / f"mtlkd_{part}.json").write_text(
+            json.dumps({"config": config, **result}, indent=2, default=float)
+        )
+        (args.output_dir / f"mtlkd_{part}.md").write_text(text)
+        print(text, flush=True)
+        tables[f"mtlkd_{part}"] = (columns, table)
+    if args.wandb:
+        log_tables("mtlkd_evaluation", config, tables)
+
+
+if __name__ == "__main__":
+    main()
