@@ -22,7 +22,8 @@ over validated costs, and each row reports its feasibility rate. Parts:
   (grouped n <= 250, 251-500, 501-1000) and on the first `--real-instances` VRPB and VRPTW
   instances; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
 
-Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md} and one W&B run (offline without a key).
+Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md}; `--wandb` also logs the
+tables as one W&B run (offline without a key).
 """
 
 from __future__ import annotations

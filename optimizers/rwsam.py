@@ -33,14 +33,17 @@ from optimizers.validation import require_non_negative, require_positive
 _BIT_SHIFTS = torch.arange(8, dtype=torch.uint8)
 
 
-def rademacher(numel: int, generator: torch.Generator, dtype: torch.dtype) -> torch.Tensor:
+def rademacher(
+    numel: int, generator: torch.Generator, dtype: torch.dtype, out: torch.Tensor | None = None
+) -> torch.Tensor:
     """`numel` independent +-1 entries (CPU): 64 signs per drawn 64-bit word, unpacked by
-    vectorized bit shifts, about twice as fast as one `randint` draw per entry."""
+    vectorized bit shifts, about twice as fast as one `randint` draw per entry. Written into
+    `out` (a 1-D CPU tensor of `numel` entries and `dtype`) when given."""
     words = torch.randint(
         -(2**63), 2**63 - 1, (-(-numel // 64),), generator=generator, dtype=torch.int64
     )
     bits = (words.view(torch.uint8)[:, None] >> _BIT_SHIFTS).bitwise_and_(1)
-    signs = torch.empty(numel, dtype=dtype)
+    signs = torch.empty(numel, dtype=dtype) if out is None else out
     torch.mul(bits.view(-1)[:numel], 2, out=signs)
     return signs.sub_(1)
 
@@ -72,16 +75,20 @@ class RWSAM(SAM):
         self.temperature = temperature
         self.delta = delta
         self.generator = torch.Generator().manual_seed(seed)
+        self._signs = torch.empty(0)
 
     @torch.no_grad()
     def _probe_direction(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Move all trainable parameters to w + delta z; return (parameter, w) to restore."""
         params = [p for g in self.param_groups for p in g["params"] if p.requires_grad]
-        saved = [(p, p.detach().clone()) for p in params]
+        saved = self.copy_weights(params)
         if not params:
             return saved
         sizes = [p.numel() for p in params]
-        signs = rademacher(sum(sizes), self.generator, params[0].dtype).to(params[0].device)
+        if self._signs.numel() != sum(sizes) or self._signs.dtype != params[0].dtype:
+            self._signs = torch.empty(sum(sizes), dtype=params[0].dtype)  # reused every step
+        signs = rademacher(sum(sizes), self.generator, params[0].dtype, self._signs)
+        signs = signs.to(params[0].device)
         directions = [z.view_as(p) for z, p in zip(signs.split(sizes), params, strict=True)]
         torch._foreach_add_(params, directions, alpha=self.delta)
         return saved

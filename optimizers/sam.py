@@ -60,6 +60,7 @@ class SAM(Optimizer):
             contextlib.nullcontext
         )
         self.sharpness_pass: SharpnessPass | None = None
+        self._weight_buffers: dict[torch.Tensor, torch.Tensor] = {}
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Check a group's `rho` before adding it."""
@@ -86,6 +87,21 @@ class SAM(Optimizer):
         return loss
 
     @torch.no_grad()
+    def copy_weights(self, params: list[torch.Tensor]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """(parameter, copy of its current value) pairs for `restore`. The copies live in one
+        buffer per parameter kept across steps (not in the state dict): a fresh |w|-sized
+        allocation every step costs page faults comparable to the copy itself."""
+        copies = []
+        for p in params:
+            buffer = self._weight_buffers.get(p)
+            if buffer is None or buffer.shape != p.shape or buffer.dtype != p.dtype:
+                buffer = self._weight_buffers[p] = torch.empty_like(p)
+            copies.append(buffer)
+        if params:
+            torch._foreach_copy_(copies, [p.detach() for p in params])
+        return list(zip(params, copies, strict=True))
+
+    @torch.no_grad()
     def perturb(
         self, backup: list[tuple[torch.Tensor, torch.Tensor]] | None = None
     ) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -97,7 +113,7 @@ class SAM(Optimizer):
         params = [p for p, _ in pairs]
         scaled = [p.grad * p.abs() if g["adaptive"] else p.grad for p, g in pairs]
         norm = float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(scaled))))
-        saved = backup if backup is not None else [(p, p.detach().clone()) for p in params]
+        saved = backup if backup is not None else self.copy_weights(params)
         if norm == 0:
             return saved
         for group in self.param_groups:

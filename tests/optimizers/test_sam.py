@@ -189,10 +189,40 @@ def test_rademacher_signs_are_seeded_balanced_and_uncorrelated() -> None:
     z = rademacher(200_003, torch.Generator().manual_seed(7), torch.float64)
     assert z.shape == (200_003,) and set(z.unique().tolist()) == {-1.0, 1.0}
     assert torch.equal(z, rademacher(200_003, torch.Generator().manual_seed(7), torch.float64))
+    out = torch.full((200_003,), 5.0, dtype=torch.float64)
+    written = rademacher(200_003, torch.Generator().manual_seed(7), torch.float64, out)
+    assert written is out and torch.equal(out, z)
     bound = 5 / math.sqrt(len(z))
     assert abs(float(z.mean())) < bound
     for lag in (1, 8, 64):
         assert abs(float((z[:-lag] * z[lag:]).mean())) < bound
+
+
+def test_weight_copies_are_reused_and_restore_bit_for_bit() -> None:
+    """`copy_weights` keeps one buffer per parameter across steps (no fresh allocation), and
+    after several SAM steps the buffers are still the ones first allocated."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(5, 3)
+    optimizer = SAM(model.parameters(), functools.partial(torch.optim.SGD, lr=0.1), rho=0.1)
+    x, y = torch.randn(8, 5), torch.randn(8, 3)
+
+    def closure() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    buffers = [optimizer._weight_buffers[p].data_ptr() for p in model.parameters()]
+    before = [p.detach().clone() for p in model.parameters()]
+    saved = optimizer.copy_weights(list(model.parameters()))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+    SAM.restore(saved)
+    assert all(torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True))
+    optimizer.step(closure)
+    assert [optimizer._weight_buffers[p].data_ptr() for p in model.parameters()] == buffers
 
 
 def test_rwsam_probe_estimates_per_sample_gradient_norms() -> None:
