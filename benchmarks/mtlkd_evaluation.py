@@ -10,15 +10,17 @@ over validated costs, and each row reports its feasibility rate. Parts:
 - suite: the 16 variants at n = `--size`, `--instances` seeded test instances each (the
   VRPDataModule's cached test sets; PyVRP references at `--seen-limit` s per instance for the
   6 seen variants and `--unseen-limit` s for the 10 unseen ones): greedy decoding of the
-  student and of MTPOMO, MTPOMO with multi-start x 8 augmentations, and on the seen variants
-  their teacher (multi-start x 8). Mean gaps over the seen and the unseen variants.
+  student and of MTPOMO; on the first `--augment-instances` of them (POMO inference costs
+  400 rollouts per instance) MTPOMO with multi-start x 8 augmentations and, on the seen
+  variants, their teacher (multi-start x 8). Mean gaps over the seen and the unseen variants.
 - r3c: the student's greedy solutions of the first `--r3c-instances` instances of every suite
   variant improved by R3C, validated after each budget in `--r3c-budgets` (rounds).
-- generalization: student and MTPOMO greedy (and student + R3C `--r3c-budgets`' last) on
+- generalization: student and MTPOMO greedy (and student + `--large-r3c` R3C rounds) on
   `--general-variants` at each size of `--general-sizes` (instances and PyVRP seconds per size
   from `--general-instances` / `--general-limits`), with the peak resident memory added while
   decoding (sampled every 5 ms) and the time per instance.
-- cvrplib: student greedy, student + R3C and MTPOMO greedy on every CVRP Set X instance
+- cvrplib: student greedy, student + `--large-r3c` R3C rounds and MTPOMO greedy on every CVRP
+  Set X instance
   (grouped n <= 250, 251-500, 501-1000) and on the first `--real-instances` VRPB and VRPTW
   instances; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
 
@@ -178,15 +180,19 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
         solvers = {
             "student greedy": greedy(models["student"]),
             "MTPOMO greedy": greedy(models["mtpomo"]),
-            "MTPOMO x8 aug": augment(models["mtpomo"]),
         }
-        if seen:
-            teacher = build_module(ROOT / "weights" / "mtlkd" / f"teacher_{name.lower()}_n50.pt")
-            solvers["teacher x8 aug"] = augment(teacher)
         rows[name] = {
             method: gap_summary(run(solver, instances, args.chunk, method), reference)
             for method, solver in solvers.items()
         }
+        first = slice(0, args.augment_instances)
+        augmented = {"MTPOMO x8 aug": augment(models["mtpomo"])}
+        if seen:
+            teacher = build_module(ROOT / "weights" / "mtlkd" / f"teacher_{name.lower()}_n50.pt")
+            augmented["teacher x8 aug"] = augment(teacher)
+        for method, solver in augmented.items():
+            result = run(solver, instances.index(first), args.chunk, method)
+            rows[name][method] = gap_summary(result, reference[first])
         print(name, {m: round(r["gap"], 2) for m, r in rows[name].items()}, flush=True)
     methods = ("student greedy", "MTPOMO greedy", "MTPOMO x8 aug")
     means = {
@@ -236,7 +242,7 @@ def r3c_stages(
 
 
 def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
-    budget = args.r3c_budgets[-1]
+    budget = args.large_r3c
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in args.general_variants:
         for size, count, limit in zip(
@@ -285,7 +291,7 @@ def benchmark_solver(
 
 
 def real_instances(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
-    budget = args.r3c_budgets[-1]
+    budget = args.large_r3c
     solvers = {
         "student greedy": greedy(models["student"]),
         f"student + R3C {budget}": with_r3c(models["student"], budget, args.segment),
@@ -397,8 +403,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seen-limit", type=float, default=1.0)
     parser.add_argument("--unseen-limit", type=float, default=0.25)
     parser.add_argument("--chunk", type=int, default=250, help="instances per decoding batch")
-    parser.add_argument("--r3c-instances", type=int, default=100)
-    parser.add_argument("--r3c-budgets", type=int, nargs="+", default=[10, 25, 50, 100])
+    parser.add_argument("--augment-instances", type=int, default=200)
+    parser.add_argument("--r3c-instances", type=int, default=64)
+    parser.add_argument("--r3c-budgets", type=int, nargs="+", default=[10, 25, 50])
+    parser.add_argument("--large-r3c", type=int, default=20, help="R3C rounds at n > 50")
     parser.add_argument("--segment", type=int, nargs=2, default=(4, 20))
     parser.add_argument("--general-variants", nargs="+", default=["CVRP", "OVRP", "VRPB", "VRPTW"])
     parser.add_argument("--general-sizes", type=int, nargs="+", default=[100, 200, 500, 1000])
