@@ -108,16 +108,33 @@ def test_student_file_rebuilds_the_student_and_refuses_a_teacher_file(tmp_path: 
             MTLKDStudent(**architecture, weights=str(tmp_path / name))
 
 
-def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
-    """The n = 100 GPU command in weights/mtlkd/MODEL_CARD.md resolves (`--print_config`) to
-    n = 100, batch 256, 300 epochs, lr 3e-4 and a MultiStepLR at epochs 270 and 295."""
+def recipe_config(config_name: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    """The resolved config of the model card's bash block that trains with `config_name`."""
     card = (SHIPPED_DIR / "MODEL_CARD.md").read_text()
-    block = card.split("```bash\n", 1)[1].split("```", 1)[0]
+    blocks = [part.split("```", 1)[0] for part in card.split("```bash\n")[1:]]
+    (block,) = [b for b in blocks if config_name in b]
     words = shlex.split(block.replace("\\\n", " "))
     assert words[:3] == ["python", "train.py", "fit"]
     with pytest.raises(SystemExit):
         run_cli(*words[2:], "--print_config")
-    config = yaml.safe_load(capsys.readouterr().out)
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+def test_the_model_cards_student_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    """The student's GPU command resolves to the paper-sized student at n = 100, distilling
+    every step from the six n = 100 teachers."""
+    model = recipe_config("student.yaml", capsys)["model"]["init_args"]
+    size = [model[k] for k in ("embed_dim", "decoder_layers", "num_heads", "ff_dim")]
+    assert size == [128, 6, 8, 512] and model["window"] is None
+    assert model["teachers"] == {
+        name: f"weights/mtlkd/teacher_{name.lower()}_n100.pt" for name in SEEN_VARIANTS
+    }
+
+
+def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    """The n = 100 GPU command in weights/mtlkd/MODEL_CARD.md resolves (`--print_config`) to
+    n = 100, batch 256, 300 epochs, lr 3e-4 and a MultiStepLR at epochs 270 and 295."""
+    config = recipe_config("teacher_cvrp.yaml", capsys)
     data = config["data"]["init_args"]
     assert (data["num_customers"], data["batch_size"], data["batches_per_epoch"]) == (100, 256, 391)
     assert config["trainer"]["max_epochs"] == 300
