@@ -1,14 +1,16 @@
-"""Greedy inference time per instance and peak memory of the POMO teacher at n = 100..1000.
+"""Greedy inference time per instance and peak memory of the MTL-KD models at n = 100..1000.
 
     python -m benchmarks.vrp_inference [--sizes 100 200 500 1000] [--batch-sizes 32 16 4 2]
         [--repeats 3] [--threads 1]
 
 CVRP instances from our generator (capacity 30 + n/5), decoded greedily from the depot (one
-rollout per instance) by the shipped CVRP teacher (`weights/mtlkd/teacher_cvrp_n50.pt`) and, in
-the same run, by RL4CO 0.7's `AttentionModelPolicy` of the same size (POMO settings, untrained:
-time and memory do not depend on the weights) on the same instances. Each (model, n) runs in a
-fresh process, so its peak resident memory (ru_maxrss) is its own; reported are the peak and
-its increase over the process before decoding (model and instances loaded). Time = median of
+rollout per instance) by the shipped CVRP teacher (`weights/mtlkd/teacher_cvrp_n50.pt`), the
+shipped MTL-KD student (`weights/mtlkd/student_n50.pt`, heavy decoder) and, in the same run, by
+RL4CO 0.7's `AttentionModelPolicy` of the teacher's size (POMO settings, untrained: time and
+memory do not depend on the weights) on the same instances; time ratios are to RL4CO. Each
+(model, n) runs in a fresh process, so its peak resident memory (ru_maxrss) is its own;
+reported are the peak and its increase over the process before decoding (model and instances
+loaded). Time = median of
 `repeats` decodings after one warm-up. Every solution of ours passes the validator; RL4CO's too.
 Writes benchmarks/results/vrp_inference.{json,md}.
 """
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.policy_weights import shipped_teacher_path
+from lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, build_module, shipped_teacher_path
 from lightning_modules.mtlkd.teacher_module import POMOTeacher
 from problems.vrp import env
 from problems.vrp.generator import generate
@@ -37,7 +39,12 @@ from problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-MODELS = ("optiforge POMOTeacher", "RL4CO AttentionModelPolicy (POMO size)")
+MODELS = (
+    "optiforge POMOTeacher",
+    "optiforge MTLKDStudent",
+    "RL4CO AttentionModelPolicy (POMO size)",
+)
+PEER = MODELS[-1]
 
 
 def peak_rss_mib() -> float:
@@ -45,9 +52,14 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def ours(batch: VRPBatch) -> tuple[Callable[[], object], Callable[[object], torch.Tensor]]:
-    """Greedy decode of the shipped CVRP teacher; returns (decode, to_sequences)."""
-    policy = POMOTeacher(weights=str(shipped_teacher_path("CVRP"))).policy.eval()
+def ours(
+    batch: VRPBatch, model: str
+) -> tuple[Callable[[], object], Callable[[object], torch.Tensor]]:
+    """Greedy decode of the shipped CVRP teacher or student; returns (decode, to_sequences)."""
+    if model == "optiforge MTLKDStudent":
+        policy = build_module(SHIPPED_DIR / "student_n50.pt").policy
+    else:
+        policy = POMOTeacher(weights=str(shipped_teacher_path("CVRP"))).policy.eval()
 
     def decode() -> object:
         return policy(batch, 1, "greedy")
@@ -86,7 +98,7 @@ def rl4co(batch: VRPBatch) -> tuple[Callable[[], object], Callable[[object], tor
 def measure_one(model: str, n: int, batch_size: int, repeats: int) -> dict[str, float]:
     """Median greedy seconds per instance and memory of `model` at size n (this process)."""
     batch = generate("CVRP", n, batch_size, seed=n)
-    decode, sequences = (ours if model == MODELS[0] else rl4co)(batch)
+    decode, sequences = rl4co(batch) if model == PEER else ours(batch, model)
     before = peak_rss_mib()
     seconds = []
     with torch.no_grad():
@@ -138,13 +150,13 @@ def main() -> None:
     lines = [
         f"CVRP greedy decoding, {args.threads} thread(s), median of {args.repeats}",
         "",
-        "| n | batch | model | ms / instance | ours / RL4CO time | peak RSS MiB "
+        "| n | batch | model | ms / instance | model / RL4CO time | peak RSS MiB "
         "| decode RSS increase MiB |",
         "|---|---|---|---|---|---|---|",
     ]
-    for index, row in enumerate(rows):
-        partner = rows[index - index % 2 + 1]
-        ratio = row["ms_per_instance"] / partner["ms_per_instance"] if index % 2 == 0 else None
+    peer_ms = {row["n"]: row["ms_per_instance"] for row in rows if row["model"] == PEER}
+    for row in rows:
+        ratio = None if row["model"] == PEER else row["ms_per_instance"] / peer_ms[row["n"]]
         lines.append(
             f"| {row['n']} | {row['batch_size']} | {row['model']} | {row['ms_per_instance']:.1f} "
             f"| {'' if ratio is None else f'{ratio:.2f}'} | {row['peak_rss_mib']:.0f} "
