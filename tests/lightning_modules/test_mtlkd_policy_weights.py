@@ -23,7 +23,7 @@ from lightning_modules.mtlkd.teacher_inference import solve
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import SEEN_VARIANTS
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import PROJECT_ROOT, run_cli
 
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
 
@@ -140,3 +140,36 @@ def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -
     assert config["trainer"]["max_epochs"] == 300
     assert config["optimizer"]["init_args"]["lr"] == 0.0003
     assert config["lr_scheduler"]["init_args"]["milestones"] == [270, 295]
+
+
+def test_shipped_student_evaluates_through_train_py_test(in_tmp_dir: Path) -> None:
+    """`train.py test` with the student config and the shipped weights reports, for a seen and
+    an unseen variant, 100 % feasible solutions whose mean cost equals the weights' own greedy
+    decoding checked by the validator."""
+    cli = run_cli(
+        "test",
+        "--config",
+        str(PROJECT_ROOT / "configs" / "mtlkd" / "student.yaml"),
+        "--model.init_args.weights",
+        str(SHIPPED_DIR / "student_n50.pt"),
+        "--data.init_args.num_customers",
+        "12",
+        "--data.init_args.eval_variants",
+        "[CVRP, OVRPBLTW]",
+        "--data.init_args.test_instances",
+        "4",
+        "--data.init_args.reference_time_limit",
+        "0.02",
+        "--trainer.logger",
+        "false",
+        "--trainer.callbacks",
+        "[]",
+    )
+    metrics = cli.trainer.callback_metrics
+    assert float(metrics["test/feasible"]) == 1.0
+    student = build_module(SHIPPED_DIR / "student_n50.pt")
+    data = cli.datamodule
+    for name in ("CVRP", "OVRPBLTW"):
+        instances = data.load_set("test", name, 12).instances
+        costs = validate_batch(instances, solve(student.policy, instances, "greedy")[0])
+        assert float(metrics[f"test/{name}/n12/cost"]) == pytest.approx(costs.mean(), rel=1e-6)
