@@ -19,13 +19,13 @@ over validated costs, and each row reports its feasibility rate. Parts:
   `--general-variants` at each size of `--general-sizes` (instances and PyVRP seconds per size
   from `--general-instances` / `--general-limits`), with the peak resident memory added while
   decoding (sampled every 5 ms) and the time per instance.
-- cvrplib: student greedy, student + `--large-r3c` R3C rounds and MTPOMO greedy on every CVRP
-  Set X instance
-  (grouped n <= 250, 251-500, 501-1000) and on the first `--real-instances` VRPB and VRPTW
-  instances; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
+- cvrplib: student greedy, student + `--large-r3c` R3C rounds and MTPOMO greedy on the first
+  `--x-instances` (default all 100) CVRPLIB Set X instances by size, grouped n <= 250, 251-500,
+  501-1000; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
+- real: the same on the first `--real-instances` (default all) VRPB and VRPTW instances.
 
-Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md}; `--wandb` also logs the
-tables as one W&B run (offline without a key).
+Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md} (suite and r3c with the size:
+mtlkd_suite_n50); `--wandb` also logs the tables as one W&B run (offline without a key).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 UNSEEN_VARIANTS = tuple(name for name in ALL_VARIANTS if name not in SEEN_VARIANTS)
-PARTS = ("suite", "r3c", "generalization", "cvrplib")
+PARTS = ("suite", "r3c", "generalization", "cvrplib", "real")
 BANDS = ((0, 250), (251, 500), (501, 1000))
 Solver = Callable[[VRPBatch], Tensor]
 
@@ -290,7 +290,20 @@ def benchmark_solver(
     return cost, cvrplib.gap_to_bks(cost, instance.bks_cost), seconds
 
 
-def real_instances(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def set_x(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    """CVRPLIB Set X, gaps to BKS by size band."""
+    return real_instances(models, args, {"CVRP": args.x_instances})
+
+
+def vrpb_vrptw(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+    """The real VRPB and VRPTW instances, gaps to BKS per benchmark."""
+    return real_instances(models, args, {"VRPB": args.real_instances, "VRPTW": args.real_instances})
+
+
+def real_instances(
+    models: dict[str, VRPEvaluationModule], args: argparse.Namespace, counts: dict[str, int | None]
+) -> dict:
+    """The first `counts[benchmark]` (None = all) instances of each benchmark by size."""
     budget = args.large_r3c
     solvers = {
         "student greedy": greedy(models["student"]),
@@ -298,9 +311,8 @@ def real_instances(models: dict[str, VRPEvaluationModule], args: argparse.Namesp
         "MTPOMO greedy": greedy(models["mtpomo"]),
     }
     rows: dict[str, dict[str, object]] = {}
-    for benchmark in cvrplib.BENCHMARKS:
-        names = sorted(cvrplib.instance_names(benchmark), key=customers_in_name)
-        names = names[: args.x_instances if benchmark == "CVRP" else args.real_instances]
+    for benchmark, count in counts.items():
+        names = sorted(cvrplib.instance_names(benchmark), key=customers_in_name)[:count]
         for name in names:
             instance = cvrplib.load_instance(benchmark, name)
             row: dict[str, object] = {"n": instance.num_customers, "bks": instance.bks_cost}
@@ -338,6 +350,11 @@ def band_means(members: list[dict], methods: dict[str, Solver]) -> dict[str, flo
     return out
 
 
+def settings(args: argparse.Namespace) -> str:
+    """The run's arguments, one `name=value` each, for a table's header."""
+    return ", ".join(f"{k}={v}" for k, v in vars(args).items())
+
+
 def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, list, list]:
     """The part's Markdown table, and its columns and rows for W&B."""
     if part in ("suite", "generalization"):
@@ -358,7 +375,7 @@ def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, li
             columns.append("student peak RSS + MiB")
             for row, by_method in zip(table, result["rows"].values(), strict=True):
                 row.append(round(by_method["student greedy"]["peak_rss_increase_mib"], 1))
-        lines = [f"MTL-KD {part}: {vars(args)}", ""]
+        lines = [f"MTL-KD {part}: {settings(args)}", ""]
         if part == "suite":
             for group, means in result["means"].items():
                 lines.append(f"- mean gap over the {group} variants: {means}")
@@ -375,7 +392,7 @@ def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, li
             ]
             for name, row in result["rows"].items()
         ]
-        lines = [f"MTL-KD R3C budget curve: {vars(args)}", ""]
+        lines = [f"MTL-KD R3C budget curve: {settings(args)}", ""]
     else:
         keys = [k for k in next(iter(result["bands"].values())) if k != "instances"]
         columns = [
@@ -387,7 +404,7 @@ def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, li
             [group, values["instances"], *[round(values[k], 2) for k in keys]]
             for group, values in result["bands"].items()
         ]
-        lines = [f"MTL-KD real instances (gap to BKS): {vars(args)}", ""]
+        lines = [f"MTL-KD {part} (gap to BKS): {settings(args)}", ""]
     lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in table]
     return "\n".join(lines) + "\n", columns, table
@@ -413,7 +430,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--general-instances", type=int, nargs="+", default=[64, 32, 16, 8])
     parser.add_argument("--general-limits", type=float, nargs="+", default=[1, 2, 5, 10])
     parser.add_argument("--x-instances", type=int, default=None, help="None = all 100")
-    parser.add_argument("--real-instances", type=int, default=10, help="VRPB and VRPTW each")
+    parser.add_argument("--real-instances", type=int, default=None, help="VRPB, VRPTW; None = all")
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--threads", type=int, default=2)
@@ -424,16 +441,17 @@ def main(argv: list[str] | None = None) -> None:
     args.output_dir.mkdir(parents=True, exist_ok=True)
     models = {"student": load_model(args.student), "mtpomo": load_model(args.mtpomo)}
     parts = {"suite": suite, "r3c": r3c_curve, "generalization": generalization}
-    parts["cvrplib"] = real_instances
+    parts.update(cvrplib=set_x, real=vrpb_vrptw)
     tables = {}
     config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     for part in args.parts:
         result = parts[part](models, args)
         text, columns, table = markdown(part, result, args)
-        (args.output_dir / f"mtlkd_{part}.json").write_text(
+        stem = f"mtlkd_{part}_n{args.size}" if part in ("suite", "r3c") else f"mtlkd_{part}"
+        (args.output_dir / f"{stem}.json").write_text(
             json.dumps({"config": config, **result}, indent=2, default=float)
         )
-        (args.output_dir / f"mtlkd_{part}.md").write_text(text)
+        (args.output_dir / f"{stem}.md").write_text(text)
         print(text, flush=True)
         tables[f"mtlkd_{part}"] = (columns, table)
     if args.wandb:

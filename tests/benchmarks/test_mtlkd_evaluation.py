@@ -15,7 +15,7 @@ from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 
 def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
-    """All four parts run; every solution is feasible, gaps to PyVRP are >= 0 for untrained
+    """All five parts run; every solution is feasible, gaps to PyVRP are >= 0 for untrained
     models, R3C's gap never increases with the budget, real instances report gaps to BKS."""
     torch.manual_seed(0)
     save_weights(
@@ -29,10 +29,10 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
         + ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
         + ["--augment-instances", "2", "--large-r3c", "5"]
         + ["--general-variants", "VRPTW", "--general-sizes", "12", "--general-instances", "2"]
-        + ["--general-limits", "0.02", "--x-instances", "1", "--real-instances", "0"]
+        + ["--general-limits", "0.02", "--x-instances", "1", "--real-instances", "1"]
         + ["--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--output-dir", str(out)]
     )
-    suite = json.loads((out / "mtlkd_suite.json").read_text())
+    suite = json.loads((out / "mtlkd_suite_n8.json").read_text())
     assert list(suite["rows"]) == list(ALL_VARIANTS)
     for name, by_method in suite["rows"].items():
         expected = {"student greedy", "MTPOMO greedy", "MTPOMO x8 aug"}
@@ -40,7 +40,7 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
         for row in by_method.values():
             assert row["feasible"] == 1.0 and row["gap"] > -1e-6
     assert set(suite["means"]) == {"seen", "unseen"}
-    curve = json.loads((out / "mtlkd_r3c.json").read_text())["rows"]
+    curve = json.loads((out / "mtlkd_r3c_n8.json").read_text())["rows"]
     for row in curve.values():
         gaps = [row[f"gap@{budget}"] for budget in (0, 2, 5)]
         assert np.all(np.diff(gaps) <= 1e-9) and row["feasible@5"] == 1.0
@@ -55,3 +55,8 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     x = real["rows"]["CVRP/X-n101-k25"]
     assert x["bks"] == 27591 and x["student greedy"]["gap"] > 0
     assert (out / "mtlkd_cvrplib.md").read_text().count("|") > 10
+    real = json.loads((out / "mtlkd_real.json").read_text())
+    assert list(real["bands"]) == ["VRPB", "VRPTW"] and len(real["rows"]) == 2
+    for row in real["rows"].values():
+        assert row["n"] >= 523 and row["student greedy"]["gap"] > 0
+        assert row["student + R3C 5"]["gap"] <= row["student greedy"]["gap"] + 1e-9
