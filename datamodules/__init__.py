@@ -5,6 +5,7 @@ from datamodules.compas_fairness import CompasFairnessDataModule
 from datamodules.convection import ConvectionDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.digits_interpolation import DigitsInterpolationDataModule
+from datamodules.permutation_teacher import PermutationTeacherDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
 from datamodules.vrp import VRPDataModule
@@ -15,6 +16,7 @@ __all__ = [
     "ConvectionDataModule",
     "DigitsDataModule",
     "DigitsInterpolationDataModule",
+    "PermutationTeacherDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",
     "VRPDataModule",

@@ -3,6 +3,14 @@
 from lightning_modules.char_lm import CharLanguageModel
 from lightning_modules.classifier import Classifier
 from lightning_modules.constrained import FairClassifier
+from lightning_modules.equivariant import EquivariantRegressor
 from lightning_modules.mtlkd import MTLKDStudent, POMOTeacher
 
-__all__ = ["Classifier", "CharLanguageModel", "FairClassifier", "MTLKDStudent", "POMOTeacher"]
+__all__ = [
+    "Classifier",
+    "CharLanguageModel",
+    "EquivariantRegressor",
+    "FairClassifier",
+    "MTLKDStudent",
+    "POMOTeacher",
+]
