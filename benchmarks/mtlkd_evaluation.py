@@ -12,7 +12,8 @@ over validated costs, and each row reports its feasibility rate. Parts:
   6 seen variants and `--unseen-limit` s for the 10 unseen ones): greedy decoding of the
   student and of MTPOMO; on the first `--augment-instances` of them (POMO inference costs
   400 rollouts per instance) MTPOMO with multi-start x 8 augmentations and, on the seen
-  variants, their teacher (multi-start x 8). Mean gaps over the seen and the unseen variants.
+  variants, their teacher (multi-start x 8); `--augment-instances 0` skips them. Mean gaps over
+  the seen and the unseen variants.
 - r3c: the student's greedy solutions of the first `--r3c-instances` instances of every suite
   variant improved by R3C, validated after each budget in `--r3c-budgets` (rounds).
 - generalization: student and MTPOMO greedy (and student + `--large-r3c` R3C rounds) on
@@ -186,15 +187,15 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
             for method, solver in solvers.items()
         }
         first = slice(0, args.augment_instances)
-        augmented = {"MTPOMO x8 aug": augment(models["mtpomo"])}
-        if seen:
+        augmented = {"MTPOMO x8 aug": augment(models["mtpomo"])} if args.augment_instances else {}
+        if seen and args.augment_instances:
             teacher = build_module(ROOT / "weights" / "mtlkd" / f"teacher_{name.lower()}_n50.pt")
             augmented["teacher x8 aug"] = augment(teacher)
         for method, solver in augmented.items():
             result = run(solver, instances.index(first), args.chunk, method)
             rows[name][method] = gap_summary(result, reference[first])
         print(name, {m: round(r["gap"], 2) for m, r in rows[name].items()}, flush=True)
-    methods = ("student greedy", "MTPOMO greedy", "MTPOMO x8 aug")
+    methods = [m for m in ("student greedy", "MTPOMO greedy", "MTPOMO x8 aug") if m in rows["CVRP"]]
     means = {
         group: {m: float(np.mean([rows[v][m]["gap"] for v in names])) for m in methods}
         for group, names in (("seen", SEEN_VARIANTS), ("unseen", UNSEEN_VARIANTS))

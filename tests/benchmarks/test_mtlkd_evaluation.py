@@ -60,3 +60,21 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     for row in real["rows"].values():
         assert row["n"] >= 523 and row["student greedy"]["gap"] > 0
         assert row["student + R3C 5"]["gap"] <= row["student greedy"]["gap"] + 1e-9
+    main(
+        [
+            "--student",
+            str(tmp_path / "s.pt"),
+            "--mtpomo",
+            str(tmp_path / "m.pt"),
+            "--parts",
+            "suite",
+        ]
+        + ["--size", "8", "--instances", "3", "--seen-limit", "0.02", "--unseen-limit", "0.02"]
+        + ["--augment-instances", "0", "--threads", "1", "--cache-dir", str(tmp_path / "cache")]
+        + ["--output-dir", str(tmp_path / "greedy_only")]
+    )
+    greedy_only = json.loads((tmp_path / "greedy_only" / "mtlkd_suite_n8.json").read_text())
+    assert all(set(r) == {"student greedy", "MTPOMO greedy"} for r in greedy_only["rows"].values())
+    assert (
+        greedy_only["means"]["seen"]["student greedy"] == suite["means"]["seen"]["student greedy"]
+    )
