@@ -126,6 +126,7 @@ class EquivariantRegressor(L.LightningModule):
         weight = self.penalty_weight(self.global_step)
         self.log_dict(
             {
+                "train/loss": loss,
                 "train/mse": mse,
                 "train/relative_mse": mse / y.var(),
                 "train/distance": self.relative_distance(),
