@@ -5,7 +5,7 @@ instance b and start s, the POMO layout), N = n + 1 nodes, T = steps taken so fa
 
 Actions are node indices; 0 returns to the depot (for an open route it just ends the route, at
 no cost) and starts a new vehicle at the depot's earliest time. Masking rules (`action_mask`),
-with `FEASIBILITY_TOLERANCE` slack on every limit exactly as in the validator:
+with `DECODING_TOLERANCE` slack on every limit (half the validator's, see `instance.py`):
 
 - customer j is legal iff it is unvisited and: its demand fits (strict backhaul: linehaul load
   + d_j <= Q and no backhaul served yet in the route for a linehaul j, backhaul load + p_j <= Q

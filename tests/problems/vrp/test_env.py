@@ -23,7 +23,7 @@ from problems.vrp.env import (
     step,
 )
 from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
+from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
 from problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
 from problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -216,6 +216,26 @@ def test_return_deadline_and_open_routes() -> None:
     assert action_mask(after_one)[0].tolist() == [True, False, False]
     opened = replace(batch, open_route=torch.tensor([True]))
     assert action_mask(reset(opened, prefix=torch.tensor([[1]])))[0].tolist() == [True, False, True]
+
+
+def test_env_slack_is_inside_the_validators() -> None:
+    """A route 0.75 tolerances over the distance limit passes the float64 validator but the env
+    masks it: the env's half slack keeps float32 drift from producing rejected solutions."""
+    locs = torch.tensor([[[0.0, 0.0], [0.3, 0.0], [0.3, 0.4]]])  # 0 -> 1 -> 2 -> 0 is 1.2 long
+    batch = VRPBatch(
+        locs=locs,
+        linehaul_demand=torch.tensor([[0.0, 1.0, 1.0]]),
+        backhaul_demand=torch.zeros(1, 3),
+        capacity=torch.tensor([10.0]),
+        time_windows=torch.tensor([[[0.0, torch.inf]] * 3]),
+        service_time=torch.zeros(1, 3),
+        distance_limit=torch.tensor([1.2 / (1 + 0.75 * FEASIBILITY_TOLERANCE)]),
+        open_route=torch.tensor([False]),
+        mixed_backhaul=torch.tensor([False]),
+    )
+    batch.check()
+    validate(batch, [0, 1, 2, 0])
+    assert action_mask(reset(batch, prefix=torch.tensor([[1]])))[0].tolist() == [True, False, False]
 
 
 def test_depot_rules() -> None:
