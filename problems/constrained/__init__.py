@@ -1,0 +1,33 @@
+"""Parametric constrained-optimization families (FSNet, DC3), cached datasets, reference solvers.
+
+`make_family(name, ...)` draws a family from a seed; its torch functions (objective, residuals,
+violations) are batched and differentiable; `solve_reference` gives timed, checked solutions;
+`build_dataset` ties both together behind an atomic .npz cache.
+"""
+
+from problems.constrained.dataset import (
+    ConstrainedDataset,
+    build_dataset,
+    load_dataset,
+    save_dataset,
+)
+from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily, Violation
+from problems.constrained.linear import LinearInequalityFamily
+from problems.constrained.quadratic import QuadraticInequalityFamily
+from problems.constrained.reference_solvers import (
+    FEASIBILITY_TOLERANCE,
+    SOLVERS,
+    PointCheck,
+    ReferenceSolutions,
+    check_points,
+    default_solver,
+    solve_reference,
+)
+from problems.constrained.registry import FAMILIES, make_family
+from problems.constrained.second_order_cone import SecondOrderConeFamily
+
+__all__ = ["FAMILIES", "OBJECTIVE_KINDS", "ConstrainedFamily", "Violation", "make_family"]
+__all__ += ["LinearInequalityFamily", "QuadraticInequalityFamily", "SecondOrderConeFamily"]
+__all__ += ["FEASIBILITY_TOLERANCE", "SOLVERS", "PointCheck", "ReferenceSolutions"]
+__all__ += ["check_points", "default_solver", "solve_reference"]
+__all__ += ["ConstrainedDataset", "build_dataset", "load_dataset", "save_dataset"]
