@@ -2,6 +2,7 @@
 
 from datamodules.compas import CompasDataModule
 from datamodules.compas_fairness import CompasFairnessDataModule
+from datamodules.constrained_problems import ConstrainedProblemDataModule
 from datamodules.convection import ConvectionDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.digits_interpolation import DigitsInterpolationDataModule
@@ -13,6 +14,7 @@ from datamodules.vrp import VRPDataModule
 __all__ = [
     "CompasDataModule",
     "CompasFairnessDataModule",
+    "ConstrainedProblemDataModule",
     "ConvectionDataModule",
     "DigitsDataModule",
     "DigitsInterpolationDataModule",

@@ -20,14 +20,23 @@ from problems.constrained.reference_solvers import (
     PointCheck,
     ReferenceSolutions,
     check_points,
+    cvxpy_feasible_set,
     default_solver,
     solve_reference,
 )
-from problems.constrained.registry import FAMILIES, make_family
+from problems.constrained.registry import DEFAULT_PROBLEM, FAMILIES, ProblemSpec, make_family
 from problems.constrained.second_order_cone import SecondOrderConeFamily
 
-__all__ = ["FAMILIES", "OBJECTIVE_KINDS", "ConstrainedFamily", "Violation", "make_family"]
+__all__ = [
+    "DEFAULT_PROBLEM",
+    "FAMILIES",
+    "OBJECTIVE_KINDS",
+    "ProblemSpec",
+    "ConstrainedFamily",
+    "Violation",
+    "make_family",
+]
 __all__ += ["LinearInequalityFamily", "QuadraticInequalityFamily", "SecondOrderConeFamily"]
 __all__ += ["FEASIBILITY_TOLERANCE", "SOLVERS", "PointCheck", "ReferenceSolutions"]
-__all__ += ["check_points", "default_solver", "solve_reference"]
+__all__ += ["check_points", "cvxpy_feasible_set", "default_solver", "solve_reference"]
 __all__ += ["ConstrainedDataset", "build_dataset", "load_dataset", "save_dataset"]

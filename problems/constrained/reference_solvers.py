@@ -183,6 +183,28 @@ def _cvxpy_instance_solver(family: ConstrainedFamily, solver: str) -> InstanceSo
     y = cp.Variable(family.num_vars)
     x = cp.Parameter(family.num_eq)
     objective = 0.5 * cp.quad_form(y, cp.psd_wrap(data["Q"])) + data["p"] @ y
+    problem = cp.Problem(cp.Minimize(objective), cvxpy_feasible_set(family, y, x))
+    options = OSQP_OPTIONS if solver == "osqp" else {}
+
+    def solve_one(parameters: Tensor) -> tuple[np.ndarray | None, bool]:
+        x.value = parameters.cpu().numpy()
+        try:
+            problem.solve(solver=solver.upper(), **options)
+        except cp.SolverError:
+            return None, False
+        return y.value, problem.status == cp.OPTIMAL
+
+    return solve_one
+
+
+def cvxpy_feasible_set(family: ConstrainedFamily, y: object, x: object) -> list:
+    """The convex family's constraints on the cvxpy Variable y with Parameter x, written from
+    its numpy data (independent of the torch residuals)."""
+    import cvxpy as cp
+
+    if not family.is_convex:
+        raise ValueError(f"{family.name!r} is not convex: it has no cvxpy formulation")
+    data = family.arrays()
     constraints = [data["A"] @ y == x]
     if family.box_bound is not None:
         constraints += [y <= family.box_bound, y >= -family.box_bound]
@@ -197,18 +219,7 @@ def _cvxpy_instance_solver(family: ConstrainedFamily, solver: str) -> InstanceSo
         ]
     else:
         raise ValueError(f"no cvxpy formulation for {type(family).__name__}")
-    problem = cp.Problem(cp.Minimize(objective), constraints)
-    options = OSQP_OPTIONS if solver == "osqp" else {}
-
-    def solve_one(parameters: Tensor) -> tuple[np.ndarray | None, bool]:
-        x.value = parameters.cpu().numpy()
-        try:
-            problem.solve(solver=solver.upper(), **options)
-        except cp.SolverError:
-            return None, False
-        return y.value, problem.status == cp.OPTIMAL
-
-    return solve_one
+    return constraints
 
 
 def _slsqp_instance_solver(

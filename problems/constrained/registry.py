@@ -8,6 +8,7 @@ recipe, linear constraints in both, as in DC3).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily
@@ -71,3 +72,24 @@ def make_family(
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return FAMILIES[name](num_vars=num_vars, num_eq=num_eq, num_ineq=num_ineq, seed=seed)
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """Which family to draw: name, sizes and seed (a config block shared by model and data).
+
+    FSNet's default: 100 variables, 50 equalities, 50 inequalities, seed 2025.
+    """
+
+    name: str = "convex_qp"
+    num_vars: int = 100
+    num_eq: int = 50
+    num_ineq: int = 50
+    seed: int = DEFAULT_SEED
+
+    def build(self) -> ConstrainedFamily:
+        """The family this spec names (`make_family` checks every field)."""
+        return make_family(self.name, self.num_vars, self.num_eq, self.num_ineq, self.seed)
+
+
+DEFAULT_PROBLEM = ProblemSpec()

@@ -1,0 +1,226 @@
+"""FSNet against DC3, a penalty network and exact projection on the constrained families.
+
+For every family and training seed, each learned method trains on the same parameter draws
+with the same network, batch size and number of epochs (equal training budget), then solves the
+cached test set in batches of `--eval-batch` (1024: the issue's batch size). Every returned
+point is checked with the family's own residuals (`ConstrainedSolverModule.evaluate`). The
+projection baseline projects the trained penalty network's predictions with cvxpy (convex
+families only). The reference solver's time is its measured per-instance time on the same
+instances, summed (one after another, as the issue asks); `speedup` = that / batch time.
+
+Targets (issue 7): convex QP: mean gap <= 1e-3, max violations <= 1e-5, speedup >= 5;
+nonconvex and nonsmooth: FSNet's gap below DC3's and the penalty net's, violations <= 1e-5.
+
+    python -m benchmarks.fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+
+from benchmarks.wandb_tables import log_tables
+from datamodules.constrained_problems import ConstrainedProblemDataModule
+from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
+from lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from problems.constrained import FAMILIES, ProblemSpec
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FSNET_FAMILIES = [name for name in FAMILIES if not name.startswith("dc3_")]
+METHODS = ("fsnet", "dc3", "penalty", "projection")
+TARGET_GAP, TARGET_VIOLATION, TARGET_SPEEDUP = 1e-3, 1e-5, 5.0
+
+
+def build(method: str, problem: ProblemSpec, args: argparse.Namespace) -> ConstrainedSolverModule:
+    """A fresh model of `method` with the benchmark's shared network size."""
+    hidden = tuple(args.hidden)
+    if method == "fsnet":
+        return FSNet(
+            problem,
+            hidden,
+            max_iter=args.train_iter,
+            unrolled_iter=args.unrolled_iter,
+            tolerance_every=max(1, args.epochs // 3),
+            test_max_iter=args.test_iter,
+        )
+    if method == "dc3":
+        return DC3(problem, hidden, correction_lr=args.dc3_lr)
+    return PenaltyNet(problem, hidden)
+
+
+def fit(model: ConstrainedSolverModule, data: ConstrainedProblemDataModule, epochs: int, lr: float):
+    """Train with Adam (FSNet's optimizer) for `epochs`; returns the trainer and seconds."""
+    model.configure_optimizers = lambda: torch.optim.Adam(model.parameters(), lr=lr)
+    trainer = L.Trainer(
+        max_epochs=epochs,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        limit_val_batches=0,
+    )
+    start = time.perf_counter()
+    trainer.fit(model, datamodule=data)
+    return trainer, time.perf_counter() - start
+
+
+def test(trainer: L.Trainer, model: ConstrainedSolverModule, data) -> dict[str, float]:
+    """Test metrics of `model` (every point checked by the family's residuals)."""
+    (metrics,) = trainer.test(model, datamodule=data, verbose=False)
+    return {key.removeprefix("test/"): float(value) for key, value in metrics.items()}
+
+
+def run_family(name: str, args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
+    """All methods and seeds on one family."""
+    problem = ProblemSpec(name)
+    data = ConstrainedProblemDataModule(
+        problem,
+        train_size=args.train_size,
+        val_size=1,
+        test_size=args.test_size,
+        batch_size=args.batch,
+        eval_batch_size=args.eval_batch,
+        cache_dir=str(args.cache_dir),
+    )
+    data.prepare_data()
+    data.setup("fit")
+    runs: dict[str, list[dict[str, float]]] = {method: [] for method in args.methods}
+    for seed in range(args.seeds):
+        for method in args.methods:
+            if method == "projection":
+                continue
+            L.seed_everything(seed, verbose=False)
+            model = build(method, problem, args)
+            trainer, seconds = fit(model, data, args.epochs, args.lr)
+            result = test(trainer, model, data) | {"train_seconds": seconds}
+            runs[method].append(result)
+            print(name, method, seed, json.dumps(result), flush=True)
+            if method == "penalty" and "projection" in args.methods and model.family.is_convex:
+                projected = ProjectionNet(problem, tuple(args.hidden))
+                projected.load_state_dict(model.state_dict())
+                result = test(trainer, projected, data) | {"train_seconds": seconds}
+                runs["projection"].append(result)
+                print(name, "projection", seed, json.dumps(result), flush=True)
+    return {method: results for method, results in runs.items() if results}
+
+
+def summarize(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Means over seeds, except the maxima, which take the worst seed."""
+    keys = runs[0].keys()
+    return {
+        key: float(
+            np.max([r[key] for r in runs])
+            if key.endswith("_max")
+            else np.mean([r[key] for r in runs])
+        )
+        for key in keys
+    }
+
+
+def targets(name: str, summary: dict[str, dict[str, float]]) -> dict[str, bool]:
+    """Which of the issue's targets FSNet meets on this family."""
+    fsnet = summary["fsnet"]
+    violations_ok = max(fsnet["eq_violation_max"], fsnet["ineq_violation_max"]) <= TARGET_VIOLATION
+    out = {"violations <= 1e-5": violations_ok}
+    if name == "convex_qp":
+        out["mean gap <= 1e-3"] = abs(fsnet["objective_gap_mean"]) <= TARGET_GAP
+        out["speedup >= 5"] = fsnet["speedup"] >= TARGET_SPEEDUP
+    if not ProblemSpec(name).build().is_convex:
+        for peer in ("dc3", "penalty"):
+            if peer in summary:
+                better = fsnet["objective_gap_mean"] < summary[peer]["objective_gap_mean"]
+                out[f"gap below {peer}"] = better
+    return out
+
+
+def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, list, list]:
+    columns = [
+        "family",
+        "method",
+        "gap mean",
+        "gap max",
+        "eq viol max",
+        "ineq viol max",
+        "feasible (1e-5)",
+        "batch s",
+        "speedup",
+        "train s",
+    ]
+    rows = []
+    for name, entry in results.items():
+        for method, s in entry["summary"].items():
+            rows.append(
+                [
+                    name,
+                    method,
+                    f"{s['objective_gap_mean']:.2e}",
+                    f"{s['objective_gap_max']:.2e}",
+                    f"{s['eq_violation_max']:.1e}",
+                    f"{s['ineq_violation_max']:.1e}",
+                    f"{s['feasible_rate']:.3f}",
+                    f"{s['batch_seconds']:.3f}",
+                    f"{s['speedup']:.1f}",
+                    f"{s['train_seconds']:.0f}",
+                ]
+            )
+    header = (
+        f"FSNet benchmark: {args.seeds} seeds, {args.epochs} epochs, MLP {args.hidden}, "
+        f"{args.train_size} training draws, test {args.test_size} instances in batches of "
+        f"{args.eval_batch}; gaps relative to the checked reference; maxima over all seeds"
+    )
+    lines = [header, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    lines += ["", "Targets (FSNet):"]
+    lines += [f"- {name}: {entry['targets']}" for name, entry in results.items()]
+    return "\n".join(lines) + "\n", columns, rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=FSNET_FAMILIES)
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--train-size", type=int, default=4096)
+    parser.add_argument("--test-size", type=int, default=1024)
+    parser.add_argument("--eval-batch", type=int, default=1024)
+    parser.add_argument("--train-iter", type=int, default=20, help="FSNet L-BFGS iterations")
+    parser.add_argument("--unrolled-iter", type=int, default=10)
+    parser.add_argument("--test-iter", type=int, default=50)
+    parser.add_argument("--dc3-lr", type=float, default=1e-7)
+    parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--output", default="fsnet")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    results = {}
+    for name in args.families:
+        runs = run_family(name, args)
+        summary = {method: summarize(method_runs) for method, method_runs in runs.items()}
+        results[name] = {"summary": summary, "targets": targets(name, summary), "runs": runs}
+    text, columns, rows = markdown(results, args)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+    payload = {"config": config, "results": results}
+    (args.output_dir / f"{args.output}.json").write_text(json.dumps(payload, indent=2))
+    (args.output_dir / f"{args.output}.md").write_text(text)
+    print(text, flush=True)
+    if args.wandb:
+        log_tables(args.output, config, {args.output: (columns, rows)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,10 @@
+"""FSNet (feasibility-seeking neural network) and its baselines on parametric constrained
+problems: the penalty network, DC3 and exact projection, in one code path."""
+
+from lightning_modules.fsnet.dc3_module import DC3
+from lightning_modules.fsnet.feasibility import FeasibilityResult, FeasibilitySeeker
+from lightning_modules.fsnet.module import FSNet
+from lightning_modules.fsnet.penalty import PenaltyNet
+from lightning_modules.fsnet.projection import ProjectionNet
+
+__all__ = ["DC3", "FSNet", "FeasibilityResult", "FeasibilitySeeker", "PenaltyNet", "ProjectionNet"]

@@ -1,0 +1,127 @@
+"""FSNet's feasibility step: decrease, convergence, unrolled gradients, straight-through, errors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lightning_modules.fsnet.feasibility import FeasibilitySeeker
+from problems.constrained import FAMILIES, make_family
+
+
+def start(name: str, seed: int, batch: int = 16, spread: float = 2.0):
+    family = make_family(name, num_vars=20, num_eq=8, num_ineq=8)
+    x = family.sample_parameters(batch, seed)
+    generator = torch.Generator().manual_seed(seed)
+    noise = torch.randn(batch, 20, dtype=torch.float64, generator=generator)
+    return family, x, family.constructed_point(x) + spread * noise
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_violation_strictly_decreases_on_every_family(name: str) -> None:
+    family, x, y0 = start(name, 0)
+    result = FeasibilitySeeker(max_iter=50, unrolled_iter=0, tolerance=1e-14)(
+        lambda y: family.squared_violation(y, x), y0
+    )
+    before = family.squared_violation(y0, x)
+    assert (result.violation < before).all()
+    assert result.violation.max() < 1e-8
+    assert torch.equal(result.violation, family.squared_violation(result.y, x))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, database=None)
+@given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2**20))
+def test_violation_never_increases_from_iteration_to_iteration(name: str, seed: int) -> None:
+    family, x, y0 = start(name, seed, batch=4)
+    previous = family.squared_violation(y0, x)
+    for iterations in range(1, 6):
+        seeker = FeasibilitySeeker(max_iter=iterations, unrolled_iter=0, tolerance=0.0)
+        result = seeker(lambda y: family.squared_violation(y, x), y0)
+        assert torch.isfinite(result.y).all()
+        assert (result.violation <= previous).all()
+        previous = result.violation
+
+
+def test_gradient_of_the_unrolled_solver_matches_finite_differences() -> None:
+    """Full unroll of 4 iterations on a tiny convex QP: autograd = central differences."""
+    family = make_family("convex_qp", num_vars=6, num_eq=2, num_ineq=3)
+    x = family.sample_parameters(1, 3)
+    y0 = family.constructed_point(x) + 0.3 * torch.randn(
+        1, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(1)
+    )
+    weights = torch.randn(6, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    seeker = FeasibilitySeeker(max_iter=4, unrolled_iter=4, tolerance=0.0, scale=1.0)
+
+    def loss(y: torch.Tensor) -> torch.Tensor:
+        return (seeker(lambda v: family.squared_violation(v, x), y).y * weights).sum()
+
+    point = y0.clone().requires_grad_(True)
+    (gradient,) = torch.autograd.grad(loss(point), point)
+    eps = 1e-6
+    numeric = torch.zeros(6, dtype=torch.float64)
+    for i in range(6):
+        step = torch.zeros_like(y0)
+        step[0, i] = eps
+        with torch.no_grad():
+            numeric[i] = (loss(y0 + step) - loss(y0 - step)) / (2 * eps)
+    assert torch.allclose(gradient[0], numeric, rtol=1e-4, atol=1e-6)
+    assert not torch.allclose(gradient[0], weights)  # the solver's Jacobian is not identity
+
+
+def test_straight_through_without_unrolling_is_identity() -> None:
+    family, x, y0 = start("convex_qp", 1, batch=3)
+    point = y0.clone().requires_grad_(True)
+    result = FeasibilitySeeker(max_iter=10, unrolled_iter=0)(
+        lambda y: family.squared_violation(y, x), point
+    )
+    weights = torch.randn_like(y0)
+    (gradient,) = torch.autograd.grad((result.y * weights).sum(), point)
+    assert torch.equal(gradient, weights)
+    assert not torch.allclose(result.y, y0)
+
+
+def test_feasible_rows_are_returned_unchanged() -> None:
+    family, x, y0 = start("nonconvex_qcqp", 2, batch=6)
+    y0[:3] = family.constructed_point(x)[:3]
+    result = FeasibilitySeeker(max_iter=20, unrolled_iter=0, tolerance=1e-12)(
+        lambda y: family.squared_violation(y, x), y0
+    )
+    assert torch.equal(result.y[:3], y0[:3])
+    assert not torch.allclose(result.y[3:], y0[3:])
+
+
+def test_no_grad_path_gives_the_same_values() -> None:
+    family, x, y0 = start("nonsmooth_socp", 4, batch=5)
+    seeker = FeasibilitySeeker(max_iter=15, unrolled_iter=5)
+    with_graph = seeker(lambda y: family.squared_violation(y, x), y0.clone().requires_grad_(True))
+    with torch.no_grad():
+        without = seeker(lambda y: family.squared_violation(y, x), y0)
+    assert torch.allclose(with_graph.y.detach(), without.y, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_iter", -1),
+        ("unrolled_iter", 60),
+        ("memory", 0),
+        ("scale", 0.0),
+        ("tolerance", -1.0),
+        ("armijo", 1.0),
+        ("backtrack", 0.0),
+        ("first_step", 0.0),
+        ("max_backtracks", 0),
+    ],
+)
+def test_bad_arguments_name_the_field(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=field):
+        FeasibilitySeeker(**{field: value})
+
+
+def test_nan_start_is_refused() -> None:
+    family, x, y0 = start("convex_qp", 0, batch=2)
+    y0[1, 3] = float("nan")
+    with pytest.raises(ValueError, match="NaN"):
+        FeasibilitySeeker()(lambda y: family.squared_violation(y, x), y0)

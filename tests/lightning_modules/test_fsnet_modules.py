@@ -1,0 +1,145 @@
+"""FSNet, its baselines and the constrained-problem data module, end to end on small families."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import pytest
+import torch
+
+from datamodules.constrained_problems import ConstrainedProblemDataModule
+from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
+from lightning_modules.fsnet.predictor import Predictor
+from problems.constrained import ProblemSpec
+
+SMALL = ProblemSpec("convex_qp", num_vars=20, num_eq=8, num_ineq=8)
+
+
+def small_data(problem: ProblemSpec, cache_dir: Path | None, **sizes: int):
+    data = ConstrainedProblemDataModule(
+        problem,
+        **({"train_size": 256, "val_size": 16, "test_size": 32, "batch_size": 64} | sizes),
+        eval_batch_size=32,
+        cache_dir=None if cache_dir is None else str(cache_dir),
+    )
+    data.prepare_data()
+    data.setup("fit")
+    return data
+
+
+def trainer(epochs: int) -> L.Trainer:
+    return L.Trainer(
+        max_epochs=epochs,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        limit_val_batches=0,
+    )
+
+
+def test_predictor_stays_in_the_box() -> None:
+    """Huge inputs saturate the sigmoid at +-b, never beyond; without a box it is linear."""
+    torch.manual_seed(0)
+    boxed = Predictor(4, 6, (8,), box_bound=5.0)
+    out = boxed(1e6 * torch.randn(32, 4, dtype=torch.float64))
+    assert out.abs().max() <= 5.0 and out.abs().max() > 4.9
+    free = Predictor(4, 6, (8,), box_bound=None)
+    assert free(1e6 * torch.randn(32, 4, dtype=torch.float64)).abs().max() > 5.0
+
+
+def test_data_module_splits_and_cache(tmp_path: Path) -> None:
+    """Evaluation batches hold x, a checked y*, f(y*) and solve seconds; the cache is reused."""
+    data = small_data(SMALL, tmp_path)
+    x, y, objective, seconds = data.datasets["test"].tensors
+    assert x.shape == (32, 8) and y.shape == (32, 20)
+    family = data.family
+    assert torch.allclose(family.objective(y, x), objective, atol=1e-12)
+    violation = family.violation(y, x)
+    assert violation.max_eq.max() < 1e-6 and violation.max_ineq.max() < 1e-6
+    assert (seconds > 0).all()
+    cache = data.cache_path("test")
+    stamp = cache.stat().st_mtime_ns
+    again = small_data(SMALL, tmp_path)
+    assert cache.stat().st_mtime_ns == stamp
+    assert torch.equal(again.datasets["test"].tensors[1], y)
+    (train_x,) = data.datasets["train"].tensors
+    assert train_x.shape == (256, 8) and not torch.equal(train_x[:32], x)
+
+
+@pytest.mark.parametrize("field", ["train_size", "val_size", "batch_size", "num_starts"])
+def test_data_module_rejects_bad_sizes(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        ConstrainedProblemDataModule(SMALL, **{field: 0})
+
+
+def test_evaluation_of_the_reference_itself_is_exact() -> None:
+    """A 'solver' returning the reference gets gap 0, feasible rate 1 and tiny violations."""
+    data = small_data(SMALL, None)
+    model = PenaltyNet(SMALL, (8,))
+    x_all, y_all, _, _ = data.datasets["test"].tensors
+    model.solve = lambda x: y_all[torch.cdist(x, x_all).argmin(dim=1)]
+    (metrics,) = trainer(1).test(model, datamodule=data, verbose=False)
+    assert metrics["test/objective_gap_max"] == pytest.approx(0.0, abs=1e-12)
+    assert metrics["test/feasible_rate"] == 1.0
+    assert metrics["test/ineq_violation_max"] < 1e-6
+
+
+def test_mismatched_problem_is_refused() -> None:
+    data = small_data(SMALL, None, train_size=64)
+    model = PenaltyNet(ProblemSpec("convex_qp", num_vars=20, num_eq=8, num_ineq=8, seed=1), (8,))
+    with pytest.raises(ValueError, match="model.problem"):
+        trainer(1).fit(model, datamodule=data)
+
+
+def test_trained_fsnet_meets_the_violation_bound_on_held_out_instances() -> None:
+    """A briefly trained FSNet: every held-out output within 1e-5, and its objective gap below
+    the untrained network's (training helps the objective, the solver the feasibility)."""
+    data = small_data(SMALL, None)
+    L.seed_everything(0, verbose=False)
+    model = FSNet(SMALL, (64, 64), max_iter=10, unrolled_iter=5, test_max_iter=100)
+    (before,) = trainer(1).test(model, datamodule=data, verbose=False)
+    model.configure_optimizers = lambda: torch.optim.Adam(model.parameters(), lr=1e-3)
+    fitted = trainer(15)
+    fitted.fit(model, datamodule=data)
+    (after,) = fitted.test(model, datamodule=data, verbose=False)
+    assert after["test/eq_violation_max"] <= 1e-5
+    assert after["test/ineq_violation_max"] <= 1e-5
+    assert after["test/feasible_rate"] == 1.0
+    assert after["test/objective_gap_mean"] < before["test/objective_gap_mean"]
+
+
+def test_penalty_and_dc3_train_and_dc3_keeps_equalities_exact() -> None:
+    data = small_data(SMALL, None)
+    for cls in (PenaltyNet, DC3):
+        L.seed_everything(0, verbose=False)
+        model = cls(SMALL, (32,))
+        model.configure_optimizers = lambda m=model: torch.optim.Adam(m.parameters(), lr=1e-3)
+        fitted = trainer(3)
+        fitted.fit(model, datamodule=data)
+        (metrics,) = fitted.test(model, datamodule=data, verbose=False)
+        assert np.isfinite(metrics["test/objective_gap_mean"])
+        if cls is DC3:
+            assert metrics["test/eq_violation_max"] < 1e-10
+
+
+def test_projection_is_feasible_and_fixes_feasible_points() -> None:
+    """Projected outputs are feasible; a feasible prediction is its own projection."""
+    model = ProjectionNet(SMALL, (8,))
+    family = model.family
+    x = family.sample_parameters(4, 7)
+    y = model.solve(x)
+    violation = family.violation(y, x)
+    assert violation.max_eq.max() < 1e-6 and violation.max_ineq.max() < 1e-6
+    feasible = family.constructed_point(x)
+    model.predictor.forward = lambda _: feasible
+    assert torch.allclose(model.solve(x), feasible, atol=1e-6)
+
+
+def test_projection_refuses_nonconvex_families() -> None:
+    with pytest.raises(ValueError, match="not convex"):
+        ProjectionNet(ProblemSpec("nonconvex_qp", 20, 8, 8), (8,))
