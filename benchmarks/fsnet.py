@@ -50,7 +50,9 @@ def build(method: str, problem: ProblemSpec, args: argparse.Namespace) -> Constr
             test_max_iter=args.test_iter,
         )
     if method == "dc3":
-        return DC3(problem, hidden, correction_lr=args.dc3_lr)
+        return DC3(
+            problem, hidden, correction_lr=args.dc3_lr, correction_steps_test=args.dc3_test_steps
+        )
     return PenaltyNet(problem, hidden)
 
 
@@ -188,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=FSNET_FAMILIES)
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--batch", type=int, default=256)
@@ -198,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train-iter", type=int, default=20, help="FSNet L-BFGS iterations")
     parser.add_argument("--unrolled-iter", type=int, default=10)
     parser.add_argument("--test-iter", type=int, default=50)
-    parser.add_argument("--dc3-lr", type=float, default=1e-7)
+    parser.add_argument("--dc3-lr", type=float, default=1e-3)
+    parser.add_argument("--dc3-test-steps", type=int, default=50)
     parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--output", default="fsnet")

@@ -4,7 +4,10 @@ The network predicts the n - m independent variables z; equality completion solv
 for the rest (exact equalities); inequality correction takes gradient steps on
 ||relu(g(complete(z)))||^2 with respect to z, unrolled while training. Loss, label-free as in
 DC3: f(y) + soft_weight * ((1 - eq_fraction) ||relu(g(y))||^2 + eq_fraction ||h(y)||^2)
-(DC3's defaults 10 and 0.5; h is zero up to rounding after completion).
+(DC3's defaults 10 and 0.5; h is zero up to rounding after completion). The correction step
+defaults to 1e-3, not DC3's 1e-7: on the FSNet convex QP (100/50/50) 10 steps of 1e-7 leave
+the mean max inequality violation of random completions at 16.0 (unchanged), 1e-3 brings it
+to 0.67 (50 steps: 4e-3), and 1e-2 diverges.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class DC3(ConstrainedSolverModule):
         eq_fraction: float = 0.5,
         correction_steps_train: int = 10,
         correction_steps_test: int = 10,
-        correction_lr: float = 1e-7,
+        correction_lr: float = 1e-3,
         correction_momentum: float = 0.5,
         report_tolerance: float = 1e-5,
     ) -> None:
