@@ -114,9 +114,11 @@ class ConstrainedSolverModule(L.LightningModule):
         return loss
 
     def timed_solve(self, x: Tensor) -> tuple[Tensor, float]:
-        """`solve` outside inference mode (the correction steps need autograd), timed."""
+        """`solve` outside inference mode (the correction steps need autograd), timed; x is
+        checked first (shape, finite, inside the family's parameter box)."""
         with torch.inference_mode(False), torch.no_grad():
             x = x.clone()
+            self.family.check_feasible_parameters(x)
             start = time.perf_counter()
             y = self.solve(x)
             return y, time.perf_counter() - start

@@ -131,6 +131,18 @@ class ConstrainedFamily(ABC):
         """Raise ValueError unless x is a finite [B, num_eq] tensor with the data's dtype."""
         self._check_tensor("x", x, self.num_eq, "num_eq")
 
+    def check_feasible_parameters(self, x: Tensor) -> None:
+        """`check_parameters`, and x inside the parameter box [-1, 1]^num_eq: outside it no
+        instance is guaranteed feasible (the reference solvers still take such x and flag the
+        instances they find infeasible)."""
+        self.check_parameters(x)
+        if bool((x < PARAMETER_LOW).any() or (x > PARAMETER_HIGH).any()):
+            raise ValueError(
+                f"x must lie in [{PARAMETER_LOW}, {PARAMETER_HIGH}]^num_eq, where every instance "
+                f"is feasible by construction; got values in [{float(x.min()):.3g}, "
+                f"{float(x.max()):.3g}]"
+            )
+
     def constructed_point(self, x: Tensor) -> Tensor:
         """y0 = A^+ x [B, num_vars]: feasible by construction for every x in [-1, 1]^num_eq."""
         self.check_parameters(x)

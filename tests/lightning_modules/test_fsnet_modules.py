@@ -143,3 +143,18 @@ def test_projection_is_feasible_and_fixes_feasible_points() -> None:
 def test_projection_refuses_nonconvex_families() -> None:
     with pytest.raises(ValueError, match="not convex"):
         ProjectionNet(ProblemSpec("nonconvex_qp", 20, 8, 8), (8,))
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        (torch.zeros(2, 7, dtype=torch.float64), "num_eq"),
+        (torch.full((2, 8), float("nan"), dtype=torch.float64), "NaN"),
+        (torch.full((2, 8), 1.5, dtype=torch.float64), "feasible by construction"),
+    ],
+)
+def test_bad_parameters_are_refused_with_a_clear_message(x: torch.Tensor, message: str) -> None:
+    """Wrong width, NaN and parameters outside the box where feasibility is guaranteed."""
+    model = FSNet(SMALL, (8,))
+    with pytest.raises(ValueError, match=message):
+        model.timed_solve(x)
