@@ -117,7 +117,7 @@ class ConstrainedSolverModule(L.LightningModule):
         """`solve` outside inference mode (the correction steps need autograd), timed; x is
         checked first (shape, finite, inside the family's parameter box)."""
         with torch.inference_mode(False), torch.no_grad():
-            x = x.clone()
+            x = x.clone() if x.is_inference() else x
             self.family.check_feasible_parameters(x)
             start = time.perf_counter()
             y = self.solve(x)
@@ -125,9 +125,9 @@ class ConstrainedSolverModule(L.LightningModule):
 
     def evaluate(self, batch: Sequence[Tensor], split: str) -> None:
         x, _, reference_objective, reference_seconds = batch
-        y, seconds = self.timed_solve(x)
         with torch.inference_mode(False), torch.no_grad():
-            x = x.clone()
+            x = x.clone()  # Lightning evaluates in inference mode; autograd needs a normal tensor
+            y, seconds = self.timed_solve(x)
             violation = self.family.violation(y, x)
             objective = self.family.objective(y, x)
         gap = (objective - reference_objective) / reference_objective.abs()
