@@ -7,6 +7,7 @@ from datamodules.convection import ConvectionDataModule
 from datamodules.digits import DigitsDataModule
 from datamodules.digits_interpolation import DigitsInterpolationDataModule
 from datamodules.permutation_teacher import PermutationTeacherDataModule
+from datamodules.qosd import QoSDDataModule
 from datamodules.tensor_classification import TensorClassificationDataModule
 from datamodules.tinyshakespeare import TinyShakespeareDataModule
 from datamodules.vrp import VRPDataModule
@@ -19,6 +20,7 @@ __all__ = [
     "DigitsDataModule",
     "DigitsInterpolationDataModule",
     "PermutationTeacherDataModule",
+    "QoSDDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",
     "VRPDataModule",

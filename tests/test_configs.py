@@ -20,6 +20,10 @@ FAST_DEV_OVERRIDES = {
         *("--data.init_args.test_size", "4", "--data.init_args.batch_size", "8"),
         *("--data.init_args.cache_dir", "null"),
     ],
+    "hephaestus": [
+        *("--data.init_args.train_size", "4", "--data.init_args.val_size", "2"),
+        *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "2"),
+    ],
 }
 
 

@@ -1,0 +1,80 @@
+"""Forge: learn per-edge stress with a GNN, then Predictive Path-Stressing makes it feasible.
+
+Training: the GNN's sigmoid(logits) regress the label x*/cap of the best classical solution
+(binary cross-entropy with soft targets; the LP optimum on linear instances). Validation:
+the loss and the PPS budget relative to that label's budget. Test: PPS solutions beside the
+classical baselines (`evaluation.evaluate_instance`), every one checked by the exact checker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from lightning import LightningModule
+from torch import Tensor
+from torch_geometric.data import Batch
+
+from lightning_modules.hephaestus.evaluation import evaluate_instance
+from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
+from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
+
+
+class Forge(LightningModule):
+    """Args:
+    hidden: GNN width. num_layers: message-passing layers.
+    lr: Adam learning rate (used when no optimizer is configured).
+    """
+
+    def __init__(self, hidden: int = 64, num_layers: int = 3, lr: float = 1e-3) -> None:
+        super().__init__()
+        if not lr > 0:
+            raise ValueError(f"lr must be > 0, got {lr}")
+        self.save_hyperparameters()
+        self.gnn = EdgeStressGNN(hidden, num_layers)
+
+    def forward(self, batch: Batch) -> Tensor:
+        """Edge stress logits [E] of the batch."""
+        logits, _, _ = self.gnn(batch.x, batch.edge_index, batch.edge_attr, batch.batch)
+        return logits
+
+    def predicted_stress(self, batch: Batch) -> list[np.ndarray]:
+        """sigmoid(logits) split per graph (numpy float64)."""
+        stress = torch.sigmoid(self(batch)).detach().double()
+        sizes = [graph.num_edges for graph in batch.to_data_list()]
+        return [part.numpy() for part in torch.split(stress, sizes)]
+
+    def loss(self, batch: Batch) -> Tensor:
+        return F.binary_cross_entropy_with_logits(self(batch), batch.stress)
+
+    def training_step(self, batch: Batch, batch_idx: int) -> Tensor:
+        loss = self.loss(batch)
+        self.log("train/loss", loss, batch_size=batch.num_graphs, prog_bar=True)
+        return loss
+
+    def validation_step(self, batch: Batch, batch_idx: int) -> None:
+        self.log("val/loss", self.loss(batch), batch_size=batch.num_graphs, prog_bar=True)
+        ratios = []
+        for instance, stress, label in zip(
+            batch.instance, self.predicted_stress(batch), self.split_labels(batch), strict=True
+        ):
+            x = predictive_path_stressing(instance, stress)
+            ratios.append(x.sum() / max(float((label * instance.cap).sum()), 1e-12))
+        self.log("val/budget_ratio_best", float(np.mean(ratios)), batch_size=batch.num_graphs)
+
+    def test_step(self, batch: Batch, batch_idx: int) -> None:
+        for instance, stress in zip(batch.instance, self.predicted_stress(batch), strict=True):
+            metrics = evaluate_instance(
+                instance,
+                lambda greedy, s=stress, i=instance: predictive_path_stressing(i, s, greedy),
+            )
+            for name, value in metrics.items():
+                self.log(f"test/{name}", value, batch_size=1)
+
+    @staticmethod
+    def split_labels(batch: Batch) -> list[np.ndarray]:
+        sizes = [graph.num_edges for graph in batch.to_data_list()]
+        return [part.double().numpy() for part in torch.split(batch.stress, sizes)]
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.Adam(self.parameters(), lr=self.hparams.lr)
