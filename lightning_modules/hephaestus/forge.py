@@ -8,19 +8,20 @@ classical baselines (`evaluation.evaluate_instance`), every one checked by the e
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 import torch.nn.functional as F
-from lightning import LightningModule
 from torch import Tensor
 from torch_geometric.data import Batch
 
-from lightning_modules.hephaestus.evaluation import evaluate_instance
+from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
 from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
 from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
 
 
-class Forge(LightningModule):
+class Forge(HephaestusPhase):
     """Args:
     hidden: GNN width. num_layers: message-passing layers.
     lr: Adam learning rate (used when no optimizer is configured).
@@ -62,14 +63,12 @@ class Forge(LightningModule):
             ratios.append(x.sum() / max(float((label * instance.cap).sum()), 1e-12))
         self.log("val/budget_ratio_best", float(np.mean(ratios)), batch_size=batch.num_graphs)
 
-    def test_step(self, batch: Batch, batch_idx: int) -> None:
-        for instance, stress in zip(batch.instance, self.predicted_stress(batch), strict=True):
-            metrics = evaluate_instance(
-                instance,
-                lambda greedy, s=stress, i=instance: predictive_path_stressing(i, s, greedy),
-            )
-            for name, value in metrics.items():
-                self.log(f"test/{name}", value, batch_size=1)
+    def solvers(self, batch: Batch) -> list[Solver]:
+        """PPS on each graph's predicted stress."""
+        return [
+            partial(lambda greedy, i, s: predictive_path_stressing(i, s, greedy), i=i, s=s)
+            for i, s in zip(batch.instance, self.predicted_stress(batch), strict=True)
+        ]
 
     @staticmethod
     def split_labels(batch: Batch) -> list[np.ndarray]:
