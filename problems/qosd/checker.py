@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from problems.qosd.edge_functions import edge_weights
 from problems.qosd.instance import QoSDInstance
 
 DISTANCE_TOLERANCE = 1e-9
@@ -33,12 +35,20 @@ class SolutionCheck:
         return self.in_box and bool(self.pairs_satisfied.all())
 
 
-def pair_distances(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
-    """Shortest-path distance of every critical pair at perturbation x."""
+def pair_distances(instance: QoSDInstance, x: np.ndarray, independent: bool = False) -> np.ndarray:
+    """Shortest-path distance of every critical pair at perturbation x. The solvers' fast
+    path uses the instance's cached CSR structure; `independent` builds the graph afresh
+    from the edge list (what `check_solution` uses, so a bug in the cache cannot hide)."""
     sources, targets = instance.pairs[:, 0], instance.pairs[:, 1]
     unique_sources, row = np.unique(sources, return_inverse=True)
-    distances = dijkstra(instance.adjacency(x), indices=unique_sources)
-    return distances[row, targets]
+    if independent:
+        tails, heads = instance.edge_index
+        weights = edge_weights(instance.edge_function, instance.alpha, instance.beta, x)
+        size = (instance.num_nodes, instance.num_nodes)
+        graph = coo_matrix((weights, (tails, heads)), shape=size).tocsr()
+    else:
+        graph = instance.adjacency(x)
+    return dijkstra(graph, indices=unique_sources)[row, targets]
 
 
 def check_solution(instance: QoSDInstance, x: np.ndarray) -> SolutionCheck:
@@ -48,6 +58,6 @@ def check_solution(instance: QoSDInstance, x: np.ndarray) -> SolutionCheck:
         nan = np.full(len(instance.pairs), np.nan)
         return SolutionCheck(float("nan"), nan, False, np.zeros(len(instance.pairs), bool))
     in_box = bool(np.all(x >= 0) and np.all(x <= instance.cap))
-    distances = pair_distances(instance, np.clip(x, 0.0, instance.cap))
+    distances = pair_distances(instance, np.clip(x, 0.0, instance.cap), independent=True)
     satisfied = distances >= instance.threshold * (1 - DISTANCE_TOLERANCE)
     return SolutionCheck(float(x.sum()), distances, in_box, satisfied)

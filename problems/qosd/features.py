@@ -28,7 +28,7 @@ def qosd_features(instance: QoSDInstance) -> tuple[np.ndarray, np.ndarray]:
     sources, targets = instance.pairs[:, 0], instance.pairs[:, 1]
     from_sources = np.minimum(dijkstra(adjacency, indices=sources) / threshold, DISTANCE_CAP)
     to_targets = np.minimum(
-        dijkstra(adjacency.T.tocsr(), indices=targets) / threshold, DISTANCE_CAP
+        dijkstra(instance.adjacency(zero, reverse=True), indices=targets) / threshold, DISTANCE_CAP
     )
     tails, heads = instance.edge_index
     node = np.zeros((instance.num_nodes, NODE_FEATURES))

@@ -39,6 +39,9 @@ class QoSDInstance:
     edge_function: str = "linear"
     name: str = "qosd"
     edge_keys: np.ndarray = field(init=False, repr=False)
+    csr_structure: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         check_edge_function(self.edge_function)
@@ -50,6 +53,7 @@ class QoSDInstance:
         set_(self, "threshold", float(self.threshold))
         self._check_graph()
         set_(self, "edge_keys", self.edge_index[0] * self.num_nodes + self.edge_index[1])
+        set_(self, "csr_structure", {False: self._csr(False), True: self._csr(True)})
         self._check_pairs()
 
     @property
@@ -62,10 +66,20 @@ class QoSDInstance:
             return edge_weights(self.edge_function, self.alpha, self.beta, x)
         return edge_weights(self.edge_function, self.alpha[edges], self.beta[edges], x)
 
-    def adjacency(self, x: np.ndarray) -> csr_matrix:
-        """Weighted adjacency (scipy CSR) at perturbation x; no parallel edges, so no sums."""
-        u, v = self.edge_index
-        return csr_matrix((self.weights(x), (u, v)), shape=(self.num_nodes, self.num_nodes))
+    def adjacency(self, x: np.ndarray, reverse: bool = False) -> csr_matrix:
+        """Weighted adjacency (scipy CSR) at perturbation x, of the reversed graph if asked;
+        the sparsity structure is built once, each call only fills in the weights."""
+        order, indices, indptr = self.csr_structure[reverse]
+        size = (self.num_nodes, self.num_nodes)
+        return csr_matrix((self.weights(x)[order], indices, indptr), shape=size, copy=False)
+
+    def _csr(self, reverse: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(edge order, column indices, row pointers) of the CSR form, rows = tails (heads
+        when reversed)."""
+        rows, columns = self.edge_index[::-1] if reverse else self.edge_index
+        order = np.lexsort((columns, rows))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.num_nodes))])
+        return order, columns[order].astype(np.int32), indptr.astype(np.int32)
 
     def edge_ids(self, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
         """Index of each edge (tail, head) in this instance (every one must exist)."""

@@ -10,7 +10,8 @@ most violated pair's path, lifted by that pair's deficit or up to its cap. Each 
 satisfies a path for good (weights only grow) or saturates an edge, so it terminates; a round
 limit guards against pathological inputs. It can start from any x in the box (Forge's repair).
 
-`prune` then lowers edges one at a time (largest perturbation first) to the least value that
+`prune` first zeroes, by group testing, every set of perturbed edges that can go to 0
+together, then lowers edges one at a time (largest perturbation first) to the least value that
 keeps every pair at T: for edge e = (u, v), max_i (T - d(s_i, u) - d(v, t_i)) with distances at
 the current x (a shortest s->u or v->t path never uses e itself, weights being positive), and
 every path avoiding e is unaffected. The result is feasible and coordinate-wise minimal: no
@@ -22,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.checker import AIM_MARGIN, DISTANCE_TOLERANCE, check_solution
+from problems.qosd.checker import AIM_MARGIN, DISTANCE_TOLERANCE, check_solution, pair_distances
 from problems.qosd.edge_functions import perturbation_for_weight
 from problems.qosd.instance import QoSDInstance
 
@@ -50,16 +51,22 @@ def stress_paths(
     rule: str = "greedy",
     seed: int = 0,
     lift_quantum: float = 1.0,
+    priority: np.ndarray | None = None,
 ) -> np.ndarray:
     """A feasible perturbation built by path-stressing from `start` (default: zeros).
 
     `lift_quantum` (fraction of T, in (0, 1]) caps a greedy lift: small quanta let the greedy
-    spread weight over edges, which pays on convex (quadratic) edge functions.
+    spread weight over edges, which pays on convex (quadratic) edge functions. `priority` [E]
+    (> 0) multiplies the greedy score gain / cost of each edge: a learned preference (Forge).
     """
     if rule not in EDGE_RULES:
         raise ValueError(f"rule must be one of {EDGE_RULES}, got {rule!r}")
     if not 0 < lift_quantum <= 1:
         raise ValueError(f"lift_quantum must lie in (0, 1], got {lift_quantum}")
+    if priority is not None and (
+        np.shape(priority) != (instance.num_edges,) or not np.all(np.asarray(priority) > 0)
+    ):
+        raise ValueError(f"priority must have shape [{instance.num_edges}] with values > 0")
     x = np.zeros(instance.num_edges) if start is None else np.array(start, dtype=np.float64)
     if x.shape != (instance.num_edges,) or np.any(x < 0) or np.any(x > instance.cap):
         raise ValueError(f"start must have shape [{instance.num_edges}] and lie in [0, cap]")
@@ -111,7 +118,8 @@ def stress_paths(
             gain = np.zeros(edge.size)
             np.add.at(gain, slot, np.minimum(lift[slot], path_deficit[keep]))
             spent = np.maximum(new_x - x[edge], np.finfo(float).tiny)
-            choice = int(np.argmax(gain / spent))
+            score = gain / spent if priority is None else gain / spent * priority[edge]
+            choice = int(np.argmax(score))
         else:
             choice = int(rng.integers(edge.size))
         x[edge[choice]] = new_x[choice]
@@ -119,10 +127,12 @@ def stress_paths(
 
 
 def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
-    """Lower each perturbed edge (largest first) to the least value that keeps feasibility."""
+    """Zero loose edges in groups, then lower each perturbed edge (largest first) to the
+    least value that keeps feasibility."""
     x = np.array(x, dtype=np.float64)
     if not check_solution(instance, x).feasible:
         raise ValueError("prune needs a feasible x (in the box, every pair at T)")
+    _zero_in_groups(instance, x, np.flatnonzero(x > 0))
     sources, targets = instance.pairs[:, 0], instance.pairs[:, 1]
     target = instance.threshold * (1 + AIM_MARGIN)
     tails, heads = instance.edge_index
@@ -131,7 +141,7 @@ def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
             break
         adjacency = instance.adjacency(x)
         from_sources = dijkstra(adjacency, indices=sources)[:, tails[edge]]
-        to_targets = dijkstra(adjacency.T.tocsr(), indices=targets)[:, heads[edge]]
+        to_targets = dijkstra(instance.adjacency(x, reverse=True), indices=targets)[:, heads[edge]]
         needed_weight = np.max(target - from_sources - to_targets)
         lowest = perturbation_for_weight(
             instance.edge_function,
@@ -141,3 +151,20 @@ def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
         )[0]
         x[edge] = min(x[edge], lowest)
     return x
+
+
+def _zero_in_groups(instance: QoSDInstance, x: np.ndarray, group: np.ndarray) -> None:
+    """Set x to 0 on as much of `group` as stays feasible, by halving (group testing): one
+    Dijkstra per test, so the many edges a rough start over-perturbs go in a few tests."""
+    if group.size == 0:
+        return
+    trial = x.copy()
+    trial[group] = 0.0
+    if np.all(pair_distances(instance, trial) >= instance.threshold):
+        x[group] = 0.0
+        return
+    if group.size == 1:
+        return
+    half = group.size // 2
+    _zero_in_groups(instance, x, group[:half])
+    _zero_in_groups(instance, x, group[half:])

@@ -100,6 +100,7 @@ def test_checker_matches_brute_force_on_tiny_graphs(seed: int, function: str, sc
     instance = generate_instance(config, seed)
     x = scale * np.random.default_rng(seed).uniform(0, 1, instance.num_edges) * instance.cap
     distances = pair_distances(instance, x)
+    assert np.allclose(check_solution(instance, x).distances, distances)  # both graph builds
     for (source, target), distance in zip(instance.pairs, distances, strict=True):
         assert distance == pytest.approx(brute_force_distance(instance, x, source, target))
 
