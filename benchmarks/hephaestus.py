@@ -1,0 +1,228 @@
+"""Hephaestus phase by phase (Forge, +Morph, +Refine) against greedy, random and the LP.
+
+For each edge function and training seed: train Forge on synthetic instances, Morph on
+Forge's solutions, Refine on Morph (each from the previous phase's weights, as the configs
+chain them), then test every phase on the same held-out instances (and, with `--gnutella`, on
+the real Gnutella08 instance). Every reported solution passes the exact checker; budgets are
+compared per instance with pruned greedy path-stressing (`ratio_greedy`) and, on linear
+instances, with the exact LP optimum (`ratio_lp`).
+
+Targets (issue 9): 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
+<= 1.05); nonlinear: >= 10 % lower than greedy on average (ratio_greedy <= 0.90).
+
+    python -m benchmarks.hephaestus --functions linear log --seeds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+
+from benchmarks.wandb_tables import log_tables
+from datamodules.qosd import QoSDDataModule
+from lightning_modules.hephaestus import Forge
+from lightning_modules.hephaestus.morph import Morph
+from lightning_modules.hephaestus.refine import Refine
+from problems.qosd import EDGE_FUNCTIONS
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PHASES = ("forge", "morph", "refine")
+TARGET_RATIO_LP, TARGET_RATIO_GREEDY = 1.05, 0.90
+
+
+def trainer(epochs: int, root: Path) -> L.Trainer:
+    return L.Trainer(
+        max_epochs=epochs,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        limit_val_batches=0,
+        default_root_dir=root,
+    )
+
+
+def test(model: L.LightningModule, data: QoSDDataModule, root: Path) -> dict[str, float]:
+    (metrics,) = trainer(1, root).test(model, datamodule=data, verbose=False)
+    return {key.removeprefix("test/"): float(value) for key, value in metrics.items()}
+
+
+def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
+    """Train the three phases with `seed`; test each on synthetic (and Gnutella08) data."""
+    data = QoSDDataModule(
+        num_nodes=args.num_nodes,
+        edge_probability=args.edge_probability,
+        edge_function=function,
+        train_size=args.train_size,
+        val_size=1,
+        test_size=args.test_size,
+        batch_size=args.batch_size,
+        seed=0,
+    )
+    gnutella = QoSDDataModule(edge_function=function, test_on_gnutella=True, batch_size=1)
+    sizes = {"forge_hidden": args.hidden, "forge_layers": args.layers}
+    results: dict[str, dict] = {}
+    L.seed_everything(seed, verbose=False)
+    forge = Forge(hidden=args.hidden, num_layers=args.layers, lr=args.lr)
+    start = time.perf_counter()
+    trainer(args.forge_epochs, root).fit(forge, datamodule=data)
+    train_seconds = {"forge": time.perf_counter() - start}
+    forge_path = root / f"forge_{function}_{seed}.pt"
+    torch.save(forge.state_dict(), forge_path)
+    morph = Morph(str(forge_path), **sizes, num_test_samples=args.samples, lr=args.lr)
+    start = time.perf_counter()
+    trainer(args.morph_epochs, root).fit(morph, datamodule=data)
+    train_seconds["morph"] = time.perf_counter() - start
+    morph_path = root / f"morph_{function}_{seed}.pt"
+    torch.save(morph.state_dict(), morph_path)
+    refine = Refine(str(morph_path), **sizes, search_particles=args.samples, lr=args.lr)
+    start = time.perf_counter()
+    trainer(args.refine_epochs, root).fit(refine, datamodule=data)
+    train_seconds["refine"] = time.perf_counter() - start
+    for name, model in (("forge", forge), ("morph", morph), ("refine", refine)):
+        results[name] = test(model, data, root) | {"train_seconds": train_seconds[name]}
+        if args.gnutella:
+            results[f"{name}_gnutella08"] = test(model, gnutella, root)
+        print(function, seed, name, json.dumps(results[name]), flush=True)
+    return results
+
+
+def summarize(runs: list[dict]) -> dict[str, dict[str, float]]:
+    """Per phase: means over seeds of every metric (feasible: the minimum over seeds)."""
+    out = {}
+    for phase in runs[0]:
+        keys = runs[0][phase].keys()
+        out[phase] = {
+            key: float(
+                np.min([r[phase][key] for r in runs])
+                if key == "feasible"
+                else np.mean([r[phase][key] for r in runs])
+            )
+            for key in keys
+        }
+    return out
+
+
+def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, list, list]:
+    columns = [
+        "edge function",
+        "test set",
+        "method",
+        "budget",
+        "ratio to LP",
+        "ratio to greedy",
+        "feasible",
+        "s / instance",
+    ]
+    rows = []
+    for function, entry in results.items():
+        summary = entry["summary"]
+        for phase in summary:
+            s = summary[phase]
+            test_set = "gnutella08" if phase.endswith("_gnutella08") else "synthetic"
+            method = phase.removesuffix("_gnutella08")
+            ratio_lp = f"{s['budget_ratio_lp']:.3f}" if "budget_ratio_lp" in s else "-"
+            rows.append(
+                [
+                    function,
+                    test_set,
+                    method,
+                    f"{s['budget']:.3f}",
+                    ratio_lp,
+                    f"{s['budget_ratio_greedy']:.3f}",
+                    f"{s['feasible']:.3f}",
+                    f"{s['seconds']:.3f}",
+                ]
+            )
+        for test_set, suffix in (("synthetic", ""), ("gnutella08", "_gnutella08")):
+            if f"forge{suffix}" not in summary:
+                continue
+            s = summary[f"forge{suffix}"]
+            rows.append(
+                [function, test_set, "greedy (pruned)", f"{s['budget_greedy']:.3f}", "-", "1.000"]
+                + ["1.000", f"{s['greedy_seconds']:.3f}"]
+            )
+            rows.append([function, test_set, "random", f"{s['budget_random']:.3f}", "-", "-"])
+            rows[-1] += ["1.000", "-"]
+            if "budget_lp" in s:
+                rows.append([function, test_set, "LP optimum", f"{s['budget_lp']:.3f}", "1.000"])
+                rows[-1] += ["-", "1.000", f"{s['lp_seconds']:.3f}"]
+    header = (
+        f"Hephaestus benchmark: {args.seeds} training seeds; Erdos-Renyi n = {args.num_nodes}, "
+        f"p = {args.edge_probability}, {args.train_size} training / {args.test_size} test "
+        f"instances; epochs Forge {args.forge_epochs}, Morph {args.morph_epochs}, Refine "
+        f"{args.refine_epochs}; budgets and ratios are means over test instances and seeds"
+    )
+    lines = [header, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", "Targets (refine, synthetic):"]
+    lines += [f"- {function}: {entry['targets']}" for function, entry in results.items()]
+    return "\n".join(lines) + "\n", columns, rows
+
+
+def targets(function: str, summary: dict[str, dict[str, float]]) -> dict[str, bool]:
+    refine = summary["refine"]
+    out = {"100 % feasible": all(s["feasible"] == 1.0 for s in summary.values())}
+    if function == "linear":
+        out["ratio to LP <= 1.05"] = refine["budget_ratio_lp"] <= TARGET_RATIO_LP
+    else:
+        out["ratio to greedy <= 0.90"] = refine["budget_ratio_greedy"] <= TARGET_RATIO_GREEDY
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--functions", nargs="+", choices=EDGE_FUNCTIONS, default=EDGE_FUNCTIONS)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--num-nodes", type=int, default=100)
+    parser.add_argument("--edge-probability", type=float, default=0.05)
+    parser.add_argument("--train-size", type=int, default=256)
+    parser.add_argument("--test-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--forge-epochs", type=int, default=30)
+    parser.add_argument("--morph-epochs", type=int, default=20)
+    parser.add_argument("--refine-epochs", type=int, default=10)
+    parser.add_argument("--samples", type=int, default=16, help="Morph samples, Refine particles")
+    parser.add_argument("--gnutella", action="store_true", help="also test on Gnutella08")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--output", default="hephaestus")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for function in args.functions:
+            runs = [run_seed(function, seed, args, Path(tmp)) for seed in range(args.seeds)]
+            summary = summarize(runs)
+            results[function] = {
+                "summary": summary,
+                "targets": targets(function, summary),
+                "runs": runs,
+            }
+    text, columns, rows = markdown(results, args)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+    (args.output_dir / f"{args.output}.json").write_text(
+        json.dumps({"config": config, "results": results}, indent=2)
+    )
+    (args.output_dir / f"{args.output}.md").write_text(text)
+    print(text, flush=True)
+    if args.wandb:
+        log_tables(args.output, config, {args.output: (columns, rows)})
+
+
+if __name__ == "__main__":
+    main()
