@@ -5,7 +5,7 @@ from lightning_modules.classifier import Classifier
 from lightning_modules.constrained import FairClassifier
 from lightning_modules.equivariant import EquivariantRegressor
 from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
-from lightning_modules.hephaestus import Forge
+from lightning_modules.hephaestus import Forge, Morph, Refine
 from lightning_modules.mtlkd import MTLKDStudent, POMOTeacher
 
 __all__ = [
@@ -17,7 +17,9 @@ __all__ = [
     "FairClassifier",
     "Forge",
     "MTLKDStudent",
+    "Morph",
     "POMOTeacher",
     "PenaltyNet",
     "ProjectionNet",
+    "Refine",
 ]

@@ -25,6 +25,12 @@ FAST_DEV_OVERRIDES = {
         *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "2"),
     ],
 }
+# Configs that load the previous phase's weights: a clean clone has none, so the smoke run
+# starts from untrained weights (the chain itself is tested in test_hephaestus_morph_refine).
+WEIGHT_OVERRIDES = {
+    "morph": ["--model.init_args.forge_weights", "null"],
+    "refine": ["--model.init_args.morph_weights", "null"],
+}
 
 
 def config_id(path: Path) -> str:
@@ -50,7 +56,10 @@ def test_config_prints(config: Path, capsys: pytest.CaptureFixture[str], in_tmp_
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_config_fast_dev_run(config: Path, in_tmp_dir: Path) -> None:
     """One training and one validation batch run and produce a finite training loss."""
-    overrides = FAST_DEV_OVERRIDES.get(config.parent.name, [])
+    overrides = [
+        *FAST_DEV_OVERRIDES.get(config.parent.name, []),
+        *WEIGHT_OVERRIDES.get(config.name.split("_")[0], []),
+    ]
     cli = run_cli("fit", "--config", str(config), "--trainer.fast_dev_run", "true", *overrides)
     assert cli.trainer.global_step == 1
     losses = [v for k, v in cli.trainer.callback_metrics.items() if k.startswith("train/loss")]

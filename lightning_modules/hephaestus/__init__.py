@@ -1,7 +1,10 @@
-"""Hephaestus for QoSD: Forge (edge-stress GNN + Predictive Path-Stressing)."""
+"""Hephaestus for QoSD: Forge (edge-stress GNN + Predictive Path-Stressing), Morph (mixture
+of conditional VAEs guided by an energy model) and Refine (latent-space RL agent)."""
 
 from lightning_modules.hephaestus.forge import Forge
+from lightning_modules.hephaestus.morph import Morph
 from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
+from lightning_modules.hephaestus.refine import Refine
 from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
 
-__all__ = ["EdgeStressGNN", "Forge", "predictive_path_stressing"]
+__all__ = ["EdgeStressGNN", "Forge", "Morph", "Refine", "predictive_path_stressing"]
