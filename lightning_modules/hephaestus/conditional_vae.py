@@ -45,16 +45,16 @@ class MixtureConditionalVAE(nn.Module):
                 f"latent, components and hidden must be >= 1, got {latent}, {components}, {hidden}"
             )
         self.latent, self.components = latent, components
-        self.encoder_edge = nn.Sequential(
-            nn.Linear(edge_dim + 1, hidden), nn.SiLU(), nn.Linear(hidden, components * hidden)
-        )
+        # first layers split into an edge-state part (computed once per batch) and a part
+        # for the stress / latent code, so per-sample work skips the wide edge state
+        self.encoder_state = nn.Linear(edge_dim, hidden)
+        self.encoder_stress = nn.Linear(1, hidden, bias=False)
+        self.encoder_edge = nn.Sequential(nn.SiLU(), nn.Linear(hidden, components * hidden))
         self.encoder_head = nn.Linear(hidden, 2 * latent)
+        self.decoder_state = nn.Linear(edge_dim, hidden)
+        self.decoder_code = nn.Linear(latent + components, hidden, bias=False)
         self.decoder = nn.Sequential(
-            nn.Linear(edge_dim + latent + components, hidden),
-            nn.SiLU(),
-            nn.Linear(hidden, hidden),
-            nn.SiLU(),
-            nn.Linear(hidden, 1),
+            nn.SiLU(), nn.Linear(hidden, hidden), nn.SiLU(), nn.Linear(hidden, 1)
         )
         self.gate = nn.Sequential(
             nn.Linear(graph_dim, hidden), nn.SiLU(), nn.Linear(hidden, components)
@@ -64,7 +64,8 @@ class MixtureConditionalVAE(nn.Module):
         self, edge_state: Tensor, stress: Tensor, edge_batch: Tensor, num_graphs: int
     ) -> tuple[Tensor, Tensor]:
         """Latent mean and log-variance per component: [K, B, latent] each."""
-        per_edge = self.encoder_edge(torch.cat([edge_state, stress.unsqueeze(-1)], dim=-1))
+        first = self.encoder_state(edge_state) + self.encoder_stress(stress.unsqueeze(-1))
+        per_edge = self.encoder_edge(first)
         pooled = per_graph_mean(per_edge, edge_batch, num_graphs)  # [B, K * hidden]
         pooled = pooled.view(num_graphs, self.components, -1).transpose(0, 1)
         mean, log_var = self.encoder_head(torch.tanh(pooled)).chunk(2, dim=-1)
@@ -75,9 +76,8 @@ class MixtureConditionalVAE(nn.Module):
     ) -> Tensor:
         """Stress logits [..., E] for latents z [..., B, latent] of components [..., B]."""
         one_hot = F.one_hot(component, self.components).to(z)
-        code = torch.cat([z, one_hot], dim=-1)[..., edge_batch, :]  # [..., E, latent + K]
-        state = edge_state.expand(*code.shape[:-1], edge_state.shape[-1])
-        return self.decoder(torch.cat([state, code], dim=-1)).squeeze(-1)
+        code = self.decoder_code(torch.cat([z, one_hot], dim=-1))[..., edge_batch, :]
+        return self.decoder(self.decoder_state(edge_state) + code).squeeze(-1)
 
     def log_gate(self, graph: Tensor) -> Tensor:
         """log pi(k | graph): [B, K]."""

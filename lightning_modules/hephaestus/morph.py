@@ -7,7 +7,8 @@ when None (the pipeline stays feasible, only weaker). Data: per training instanc
 Loss per batch:
 - energy: MSE of E(raw) and E(repaired) against the log budget ratio;
 - VAE: -sum_s w_s * bound(repaired_s), w = softmax(-E(repaired) / guidance_temperature) over
-  the instance's solutions (the energy picks which solutions the generator should model);
+  the instance's solutions (the energy picks which solutions the generator should model),
+  estimated by drawing `solutions_per_step` solutions per graph with probabilities w;
 - guidance: energy_weight * mean E(sigmoid(decoded prior samples)), with the energy's
   parameters frozen for this term, so it moves the decoder, not the energy.
 Test: `num_test_samples` prior samples per graph plus Forge's own stress, each repaired by
@@ -56,6 +57,7 @@ class Morph(HephaestusPhase):
     forge_hidden / forge_layers: Forge's GNN size (must match the weights).
     latent / components / hidden: VAE latent size, mixture size, MLP width.
     samples_per_instance: solutions per training instance in the bank (>= 2).
+    solutions_per_step: bank solutions drawn per graph and step (by the energy weights).
     noise_scale: std of the proposal noise around Forge's stress.
     guidance_temperature: softmax temperature of the energy weights.
     energy_weight: weight of the guidance term. num_test_samples: prior samples per test graph.
@@ -71,6 +73,7 @@ class Morph(HephaestusPhase):
         components: int = 4,
         hidden: int = 64,
         samples_per_instance: int = 8,
+        solutions_per_step: int = 2,
         noise_scale: float = 0.2,
         guidance_temperature: float = 0.05,
         energy_weight: float = 0.1,
@@ -78,10 +81,10 @@ class Morph(HephaestusPhase):
         lr: float = 1e-3,
     ) -> None:
         super().__init__()
-        if samples_per_instance < 2 or num_test_samples < 1:
+        if samples_per_instance < 2 or num_test_samples < 1 or solutions_per_step < 1:
             raise ValueError(
-                "samples_per_instance must be >= 2 and num_test_samples >= 1, got "
-                f"{samples_per_instance}, {num_test_samples}"
+                "samples_per_instance must be >= 2, num_test_samples and solutions_per_step "
+                f">= 1, got {samples_per_instance}, {num_test_samples}, {solutions_per_step}"
             )
         for name, value in (
             ("noise_scale", noise_scale),
@@ -134,11 +137,20 @@ class Morph(HephaestusPhase):
             self.energy(edge_state, graph, raw, edge_batch), log_ratio
         ) + F.mse_loss(energy_repaired, log_ratio)
         weights = torch.softmax(-energy_repaired.detach() / self.hparams.guidance_temperature, 0)
+        # draw solutions_per_step solutions per graph with the energy weights: the mean bound
+        # of the draws estimates the weighted bound without decoding every bank entry
+        drawn = torch.multinomial(weights.T, self.hparams.solutions_per_step, True).T  # [m, B]
+        edges = torch.arange(repaired.shape[1])
         bounds = torch.stack(
-            [self.vae.mixture_bound(edge_state, graph, s, edge_batch) for s in repaired]
-        )  # [S, B]
+            [
+                self.vae.mixture_bound(
+                    edge_state, graph, repaired[rows[edge_batch], edges], edge_batch
+                )
+                for rows in drawn
+            ]
+        )  # [m, B]
         edges_per_graph = torch.bincount(edge_batch, minlength=graph.shape[0]).clamp(min=1)
-        vae_loss = -((weights * bounds).sum(0) / edges_per_graph).mean()
+        vae_loss = -(bounds.mean(0) / edges_per_graph).mean()
         logits, _, _ = self.vae.sample(edge_state, graph, edge_batch, 4)
         frozen = {k: v.detach() for k, v in self.energy.named_parameters()}
         guided = functional_call(
