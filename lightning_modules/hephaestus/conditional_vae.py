@@ -102,10 +102,18 @@ class MixtureConditionalVAE(nn.Module):
         return torch.logsumexp(self.log_gate(graph).T + reconstruction - kl, dim=0)
 
     def sample(
-        self, edge_state: Tensor, graph: Tensor, edge_batch: Tensor, num_samples: int
+        self,
+        edge_state: Tensor,
+        graph: Tensor,
+        edge_batch: Tensor,
+        num_samples: int,
+        generator: torch.Generator | None = None,
     ) -> tuple[Tensor, Tensor, Tensor]:
         """(stress logits [S, E], z [S, B, latent], component [S, B]) from the prior."""
         num_graphs = graph.shape[0]
-        component = torch.multinomial(self.log_gate(graph).exp(), num_samples, True).T
-        z = torch.randn(num_samples, num_graphs, self.latent, dtype=graph.dtype)
+        gate = self.log_gate(graph).exp()
+        component = torch.multinomial(gate, num_samples, True, generator=generator).T
+        z = torch.randn(
+            num_samples, num_graphs, self.latent, dtype=graph.dtype, generator=generator
+        )
         return self.decode(edge_state, z, component, edge_batch), z, component

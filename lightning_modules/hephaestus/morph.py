@@ -172,10 +172,13 @@ class Morph(HephaestusPhase):
             self.log(f"val/{name}", value, batch_size=batch.num_graphs)
 
     def sampled_stress(self, batch: Batch, num_samples: int) -> list[np.ndarray]:
-        """Prior samples per graph: [S, E_graph] stress arrays, in batch order."""
+        """Prior samples per graph: [S, E_graph] stress arrays, in batch order. Drawn with a
+        fixed seed, so the same weights and batch give the same samples (Refine reuses them
+        and is then never above Morph)."""
         edge_state, graph, edge_batch = self.condition(batch)
+        generator = torch.Generator().manual_seed(0)
         with torch.no_grad():
-            logits, _, _ = self.vae.sample(edge_state, graph, edge_batch, num_samples)
+            logits, _, _ = self.vae.sample(edge_state, graph, edge_batch, num_samples, generator)
         stress = torch.sigmoid(logits).double()
         sizes = torch.bincount(edge_batch, minlength=graph.shape[0]).tolist()
         return [part.numpy() for part in torch.split(stress, sizes, dim=1)]

@@ -1,0 +1,33 @@
+"""The Hephaestus benchmark runs end to end at toy size and writes a consistent table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import hephaestus
+
+
+@pytest.mark.slow
+def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
+    hephaestus.main(
+        [
+            *("--functions", "linear", "--seeds", "1", "--num-nodes", "30"),
+            *("--edge-probability", "0.15", "--train-size", "8", "--test-size", "2"),
+            *("--batch-size", "4", "--forge-epochs", "1", "--morph-epochs", "1"),
+            *("--refine-epochs", "1", "--samples", "2", "--output-dir", str(tmp_path)),
+        ]
+    )
+    payload = json.loads((tmp_path / "hephaestus.json").read_text())
+    summary = payload["results"]["linear"]["summary"]
+    assert set(summary) == {"forge", "morph", "refine"}
+    for phase in summary.values():
+        assert phase["feasible"] == 1.0
+        assert phase["budget_ratio_lp"] >= 1.0 - 1e-6  # the LP optimum is a lower bound
+        assert phase["budget_ratio_greedy"] <= 1.0 + 1e-9  # PPS never loses to greedy
+    # each phase keeps the previous phase's candidates, so budgets never grow along the chain
+    assert summary["morph"]["budget"] <= summary["forge"]["budget"] + 1e-6
+    assert summary["refine"]["budget"] <= summary["morph"]["budget"] + 1e-6
+    table = (tmp_path / "hephaestus.md").read_text()
+    assert "| linear | synthetic | LP optimum |" in table
