@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
+from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
 from datamodules.constrained_problems import ConstrainedProblemDataModule
 from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
@@ -62,16 +63,7 @@ def build(method: str, problem: ProblemSpec, args: argparse.Namespace) -> Constr
 def fit(model: ConstrainedSolverModule, data: ConstrainedProblemDataModule, epochs: int, lr: float):
     """Train with Adam (FSNet's optimizer) for `epochs`; returns the trainer and seconds."""
     model.configure_optimizers = lambda: torch.optim.Adam(model.parameters(), lr=lr)
-    trainer = L.Trainer(
-        max_epochs=epochs,
-        accelerator="cpu",
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        limit_val_batches=0,
-    )
+    trainer = quiet_trainer(epochs)
     start = time.perf_counter()
     trainer.fit(model, datamodule=data)
     return trainer, time.perf_counter() - start

@@ -25,6 +25,7 @@ import lightning as L
 import numpy as np
 import torch
 
+from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
 from datamodules.qosd import QoSDDataModule
 from lightning_modules.hephaestus import Forge
@@ -37,22 +38,8 @@ PHASES = ("forge", "morph", "refine")
 TARGET_RATIO_LP, TARGET_RATIO_GREEDY = 1.05, 0.90
 
 
-def trainer(epochs: int, root: Path) -> L.Trainer:
-    return L.Trainer(
-        max_epochs=epochs,
-        accelerator="cpu",
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        limit_val_batches=0,
-        default_root_dir=root,
-    )
-
-
 def test(model: L.LightningModule, data: QoSDDataModule, root: Path) -> dict[str, float]:
-    (metrics,) = trainer(1, root).test(model, datamodule=data, verbose=False)
+    (metrics,) = quiet_trainer(1, root).test(model, datamodule=data, verbose=False)
     return {key.removeprefix("test/"): float(value) for key, value in metrics.items()}
 
 
@@ -74,19 +61,19 @@ def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> 
     L.seed_everything(seed, verbose=False)
     forge = Forge(hidden=args.hidden, num_layers=args.layers, lr=args.lr)
     start = time.perf_counter()
-    trainer(args.forge_epochs, root).fit(forge, datamodule=data)
+    quiet_trainer(args.forge_epochs, root).fit(forge, datamodule=data)
     train_seconds = {"forge": time.perf_counter() - start}
     forge_path = root / f"forge_{function}_{seed}.pt"
     torch.save(forge.state_dict(), forge_path)
     morph = Morph(str(forge_path), **sizes, num_test_samples=args.samples, lr=args.lr)
     start = time.perf_counter()
-    trainer(args.morph_epochs, root).fit(morph, datamodule=data)
+    quiet_trainer(args.morph_epochs, root).fit(morph, datamodule=data)
     train_seconds["morph"] = time.perf_counter() - start
     morph_path = root / f"morph_{function}_{seed}.pt"
     torch.save(morph.state_dict(), morph_path)
     refine = Refine(str(morph_path), **sizes, search_particles=args.samples, lr=args.lr)
     start = time.perf_counter()
-    trainer(args.refine_epochs, root).fit(refine, datamodule=data)
+    quiet_trainer(args.refine_epochs, root).fit(refine, datamodule=data)
     train_seconds["refine"] = time.perf_counter() - start
     for name, model in (("forge", forge), ("morph", morph), ("refine", refine)):
         results[name] = test(model, data, root) | {"train_seconds": train_seconds[name]}

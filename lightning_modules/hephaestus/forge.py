@@ -21,6 +21,11 @@ from lightning_modules.hephaestus.predictive_path_stressing import predictive_pa
 from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
 
 
+def edges_per_graph(batch: Batch) -> list[int]:
+    """Number of edges of each graph of the batch, in batch order (edges are grouped by graph)."""
+    return torch.bincount(batch.batch[batch.edge_index[0]], minlength=batch.num_graphs).tolist()
+
+
 class Forge(HephaestusPhase):
     """Args:
     hidden: GNN width. num_layers: message-passing layers.
@@ -42,8 +47,7 @@ class Forge(HephaestusPhase):
     def predicted_stress(self, batch: Batch) -> list[np.ndarray]:
         """sigmoid(logits) split per graph (numpy float64)."""
         stress = torch.sigmoid(self(batch)).detach().double()
-        sizes = [graph.num_edges for graph in batch.to_data_list()]
-        return [part.numpy() for part in torch.split(stress, sizes)]
+        return [part.numpy() for part in torch.split(stress, edges_per_graph(batch))]
 
     def loss(self, batch: Batch) -> Tensor:
         return F.binary_cross_entropy_with_logits(self(batch), batch.stress)
@@ -72,8 +76,7 @@ class Forge(HephaestusPhase):
 
     @staticmethod
     def split_labels(batch: Batch) -> list[np.ndarray]:
-        sizes = [graph.num_edges for graph in batch.to_data_list()]
-        return [part.double().numpy() for part in torch.split(batch.stress, sizes)]
+        return [part.double().numpy() for part in torch.split(batch.stress, edges_per_graph(batch))]
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         return torch.optim.Adam(self.parameters(), lr=self.hparams.lr)

@@ -180,13 +180,9 @@ class Refine(HephaestusPhase):
                 loss.backward()
                 optimizer.step()
                 if step % self.hparams.repair_every == 0 or step == self.hparams.search_steps:
-                    for rows, x, cap in zip(kept, xs, self.caps(batch), strict=True):
-                        rows.append(x.detach().numpy() / np.maximum(cap, 1e-12))
+                    for rows, x, instance in zip(kept, xs, batch.instance, strict=True):
+                        rows.append(x.detach().numpy() / np.maximum(instance.cap, 1e-12))
         return [np.clip(np.concatenate(rows), 0.0, 1.0) for rows in kept]
-
-    @staticmethod
-    def caps(batch: Batch) -> list[np.ndarray]:
-        return [instance.cap for instance in batch.instance]
 
     def solvers(self, batch: Batch) -> list[Solver]:
         refined = self.search(batch)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.quiet_trainer import quiet_trainer
 from datamodules.constrained_problems import ConstrainedProblemDataModule
 from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
 from lightning_modules.fsnet.predictor import Predictor
@@ -27,19 +28,6 @@ def small_data(problem: ProblemSpec, cache_dir: Path | None, **sizes: int):
     data.prepare_data()
     data.setup("fit")
     return data
-
-
-def trainer(epochs: int) -> L.Trainer:
-    return L.Trainer(
-        max_epochs=epochs,
-        accelerator="cpu",
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        limit_val_batches=0,
-    )
 
 
 def test_predictor_stays_in_the_box() -> None:
@@ -83,7 +71,7 @@ def test_evaluation_of_the_reference_itself_is_exact() -> None:
     model = PenaltyNet(SMALL, (8,))
     x_all, y_all, _, _ = data.datasets["test"].tensors
     model.solve = lambda x: y_all[torch.cdist(x, x_all).argmin(dim=1)]
-    (metrics,) = trainer(1).test(model, datamodule=data, verbose=False)
+    (metrics,) = quiet_trainer(1).test(model, datamodule=data, verbose=False)
     assert metrics["test/objective_gap_max"] == pytest.approx(0.0, abs=1e-12)
     assert metrics["test/feasible_rate"] == 1.0
     assert metrics["test/ineq_violation_max"] < 1e-6
@@ -93,7 +81,7 @@ def test_mismatched_problem_is_refused() -> None:
     data = small_data(SMALL, None, train_size=64)
     model = PenaltyNet(ProblemSpec("convex_qp", num_vars=20, num_eq=8, num_ineq=8, seed=1), (8,))
     with pytest.raises(ValueError, match="model.problem"):
-        trainer(1).fit(model, datamodule=data)
+        quiet_trainer(1).fit(model, datamodule=data)
 
 
 def test_trained_fsnet_meets_the_violation_bound_on_held_out_instances() -> None:
@@ -102,9 +90,9 @@ def test_trained_fsnet_meets_the_violation_bound_on_held_out_instances() -> None
     data = small_data(SMALL, None)
     L.seed_everything(0, verbose=False)
     model = FSNet(SMALL, (64, 64), max_iter=10, unrolled_iter=5, test_max_iter=100)
-    (before,) = trainer(1).test(model, datamodule=data, verbose=False)
+    (before,) = quiet_trainer(1).test(model, datamodule=data, verbose=False)
     model.configure_optimizers = lambda: torch.optim.Adam(model.parameters(), lr=1e-3)
-    fitted = trainer(15)
+    fitted = quiet_trainer(15)
     fitted.fit(model, datamodule=data)
     (after,) = fitted.test(model, datamodule=data, verbose=False)
     assert after["test/eq_violation_max"] <= 1e-5
@@ -119,7 +107,7 @@ def test_penalty_and_dc3_train_and_dc3_keeps_equalities_exact() -> None:
         L.seed_everything(0, verbose=False)
         model = cls(SMALL, (32,))
         model.configure_optimizers = lambda m=model: torch.optim.Adam(m.parameters(), lr=1e-3)
-        fitted = trainer(3)
+        fitted = quiet_trainer(3)
         fitted.fit(model, datamodule=data)
         (metrics,) = fitted.test(model, datamodule=data, verbose=False)
         assert np.isfinite(metrics["test/objective_gap_mean"])

@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
+from benchmarks.quiet_trainer import quiet_trainer
 from datamodules.qosd import QoSDDataModule
 from lightning_modules.hephaestus import Forge
 from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
@@ -24,19 +25,6 @@ def toy_data(**overrides) -> QoSDDataModule:
         num_nodes=30, edge_probability=0.15, train_size=8, val_size=2, test_size=3, batch_size=4
     )
     return QoSDDataModule(**(settings | overrides))
-
-
-def quiet_trainer(epochs: int, root) -> L.Trainer:
-    return L.Trainer(
-        max_epochs=epochs,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        num_sanity_val_steps=0,
-        limit_val_batches=0,
-        default_root_dir=root,
-    )
 
 
 def test_smooth_reward_by_hand_on_a_two_path_graph() -> None:

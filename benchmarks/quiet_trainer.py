@@ -1,0 +1,22 @@
+"""A CPU Trainer without logger, checkpoints, progress bar, summary or validation: what the
+benchmarks (and their tests) use to train models whose metrics they collect themselves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+
+
+def quiet_trainer(epochs: int, root: Path | None = None) -> L.Trainer:
+    return L.Trainer(
+        max_epochs=epochs,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        limit_val_batches=0,
+        default_root_dir=root,
+    )
