@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel
 
 from optimizers import DualAscent, equality, inequality
+from tests.two_ranks import WORLD_SIZE, run_on_two_ranks
 
-WORLD_SIZE = 2
 STEPS = 6
 
 
@@ -50,34 +47,21 @@ def fit(rank: int | None) -> tuple[torch.Tensor, torch.Tensor]:
     return linear.weight.detach().reshape(-1), multipliers
 
 
-def worker(rank: int, port: int, out_dir: str) -> None:
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
+def worker(rank: int, out_dir: str) -> None:
+    # rank-dependent residuals: both ranks step with their mean
+    duals = DualAscent(dual_lr=1.0)
+    value = torch.tensor([float(rank + 1), -3.0 * rank], requires_grad=True)
+    duals.lagrangian(value.sum() * 0, {"h": equality(value)})
+    duals.step()
+    weights, multipliers = fit(rank)
+    torch.save(
+        {"mean_step": duals.multipliers["h"], "weights": weights, "multipliers": multipliers},
+        Path(out_dir) / f"rank{rank}.pt",
     )
-    try:
-        # rank-dependent residuals: both ranks step with their mean
-        duals = DualAscent(dual_lr=1.0)
-        value = torch.tensor([float(rank + 1), -3.0 * rank], requires_grad=True)
-        duals.lagrangian(value.sum() * 0, {"h": equality(value)})
-        duals.step()
-        weights, multipliers = fit(rank)
-        torch.save(
-            {"mean_step": duals.multipliers["h"], "weights": weights, "multipliers": multipliers},
-            Path(out_dir) / f"rank{rank}.pt",
-        )
-    finally:
-        dist.destroy_process_group()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_two_ranks_average_residuals_and_match_one_process(tmp_path: Path) -> None:
-    mp.spawn(worker, args=(free_port(), str(tmp_path)), nprocs=WORLD_SIZE, join=True)
+    run_on_two_ranks(worker, str(tmp_path))
     ranks = [torch.load(tmp_path / f"rank{r}.pt") for r in range(WORLD_SIZE)]
     for result in ranks:
         torch.testing.assert_close(result["mean_step"], torch.tensor([1.5, -1.5]))

@@ -4,18 +4,17 @@ method defines (global or per-rank ascent), computed independently in one proces
 from __future__ import annotations
 
 import functools
-import os
-import socket
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel
 
 from optimizers import MSAM, SAM, sharpness_pass
+from tests.two_ranks import WORLD_SIZE as WORLD
+from tests.two_ranks import run_on_two_ranks
 
-WORLD, STEPS, LR, RHO = 2, 3, 0.1, 0.2
+STEPS, LR, RHO = 3, 0.1, 0.2
 torch.manual_seed(0)
 DATA_X = torch.randn(WORLD, 8, 3)
 DATA_Y = torch.randn(WORLD, 8)
@@ -55,16 +54,12 @@ def train_locally(rank: int, kind: str) -> torch.Tensor:
     return torch.cat([p.detach().flatten() for p in model.parameters()])
 
 
-def worker(rank: int, kind: str, port: int, out: str) -> None:
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+def worker(rank: int, kind: str, out: str) -> None:
     flat = train_locally(rank, kind)  # the DDP model (and its reducer) is gone after this
     gathered = [torch.zeros_like(flat) for _ in range(WORLD)]
     dist.all_gather(gathered, flat)
     if rank == 0:
         torch.save(torch.stack(gathered), out)
-    dist.barrier()
-    dist.destroy_process_group()
 
 
 def loss_grad(params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
@@ -101,17 +96,11 @@ def reference(kind: str) -> torch.Tensor:
     return torch.cat([p.flatten() for p in params])
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sam", "sam_local", "msam_local"])
 def test_ranks_agree_and_match_the_written_out_update(kind: str, tmp_path) -> None:
     out = str(tmp_path / "params.pt")
-    mp.spawn(worker, args=(kind, free_port(), out), nprocs=WORLD, join=True)
+    run_on_two_ranks(worker, kind, out)
     gathered = torch.load(out)
     assert torch.equal(gathered[0], gathered[1])
     assert torch.allclose(gathered[0], reference(kind), atol=1e-6)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch import Tensor, nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
 from torch.nn.parallel import DistributedDataParallel
 
 from optimizers import ClippedScion, scion_param_groups
+from tests.two_ranks import WORLD_SIZE, run_on_two_ranks
 
-WORLD_SIZE = 2
 STEPS = 4
 PER_RANK = 8
 # rho above every D of the run (measured 0.43-0.99): eta = D / rho < 1 at each step.
@@ -61,36 +59,23 @@ def gather(vector: Tensor) -> Tensor:
     return torch.stack(copies)
 
 
-def worker(rank: int, port: int, out_dir: str) -> None:
+def worker(rank: int, out_dir: str) -> None:
     """Run DDP + ClippedScion and ZeRO + ClippedScion (sharded and not) on this rank's data."""
-    torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
-    )
-    try:
-        results = {}
+    results = {}
+    model = make_model()
+    optimizer = ClippedScion(scion_param_groups(model), **HYPER)
+    train(DistributedDataParallel(model), optimizer, rank)
+    results["ddp"] = gather(flat(model))
+    for sharded in (True, False):
         model = make_model()
-        optimizer = ClippedScion(scion_param_groups(model), **HYPER)
+        optimizer = ZeroRedundancyOptimizer(
+            model.parameters(), ClippedScion, sharded_params=sharded, **HYPER
+        )
+        assert len(optimizer.optim.param_groups[0]["params"]) < len(list(model.parameters()))
         train(DistributedDataParallel(model), optimizer, rank)
-        results["ddp"] = gather(flat(model))
-        for sharded in (True, False):
-            model = make_model()
-            optimizer = ZeroRedundancyOptimizer(
-                model.parameters(), ClippedScion, sharded_params=sharded, **HYPER
-            )
-            assert len(optimizer.optim.param_groups[0]["params"]) < len(list(model.parameters()))
-            train(DistributedDataParallel(model), optimizer, rank)
-            results[f"zero_sharded_{sharded}"] = gather(flat(model))
-        if rank == 0:
-            torch.save(results, Path(out_dir) / "results.pt")
-    finally:
-        dist.destroy_process_group()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        results[f"zero_sharded_{sharded}"] = gather(flat(model))
+    if rank == 0:
+        torch.save(results, Path(out_dir) / "results.pt")
 
 
 def single_process(grouped: bool) -> Tensor:
@@ -104,7 +89,7 @@ def single_process(grouped: bool) -> Tensor:
 def test_clipped_scion_ddp_matches_single_process(tmp_path: Path) -> None:
     """Both ranks end with identical parameters equal (1e-6) to one process on the full batch;
     under ZeRO, D must be all-reduced (sharded_params=True), else the run drifts away."""
-    mp.spawn(worker, args=(free_port(), str(tmp_path)), nprocs=WORLD_SIZE, join=True)
+    run_on_two_ranks(worker, str(tmp_path))
     results = torch.load(tmp_path / "results.pt")
 
     ddp = results["ddp"]
