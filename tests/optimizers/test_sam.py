@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from optimizers.msam import MSAM
 from optimizers.nsam import NSAM
-from optimizers.rwsam import RWSAM, rademacher
+from optimizers.rwsam import RWSAM, rademacher, sign_buffer
 from optimizers.sam import SAM
 from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
@@ -184,14 +184,16 @@ def test_rwsam_weights_by_hand() -> None:
 
 
 def test_rademacher_signs_are_seeded_balanced_and_uncorrelated() -> None:
-    """200,003 draws (not a multiple of 64): only +-1, the same for the same seed, mean and
+    """200,003 draws (not a multiple of 8): only +-1, the same for the same seed, mean and
     neighbour / stride-8 / stride-64 correlations within 5 standard errors of 0."""
     z = rademacher(200_003, torch.Generator().manual_seed(7), torch.float64)
     assert z.shape == (200_003,) and set(z.unique().tolist()) == {-1.0, 1.0}
     assert torch.equal(z, rademacher(200_003, torch.Generator().manual_seed(7), torch.float64))
-    out = torch.full((200_003,), 5.0, dtype=torch.float64)
+    out = sign_buffer(200_003, torch.float64).fill_(5.0)
     written = rademacher(200_003, torch.Generator().manual_seed(7), torch.float64, out)
-    assert written is out and torch.equal(out, z)
+    assert written.data_ptr() == out.data_ptr() and torch.equal(written, z)
+    with pytest.raises(ValueError, match="out must be a 1-D"):
+        rademacher(200_003, torch.Generator(), torch.float64, torch.empty(200_003))
     bound = 5 / math.sqrt(len(z))
     assert abs(float(z.mean())) < bound
     for lag in (1, 8, 64):
