@@ -143,6 +143,11 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
             if "budget_greedy_tuned" in s:
                 rows.append([function, test_set, "tuned greedy", f"{s['budget_greedy_tuned']:.3f}"])
                 rows[-1] += ["-", "-", "1.000", "1.000", "-"]
+            if "budget_greedy_descent" in s:
+                budget = s["budget_greedy_descent"]
+                rows.append([function, test_set, "tuned greedy + descent", f"{budget:.3f}"])
+                ratio_lp = f"{budget / s['budget_lp']:.3f}" if "budget_lp" in s else "-"
+                rows[-1] += [ratio_lp, "-", "-", "1.000", "-"]
             rows.append([function, test_set, "random", f"{s['budget_random']:.3f}", "-", "-"])
             rows[-1] += ["-", "1.000", "-"]
             if "budget_lp" in s:

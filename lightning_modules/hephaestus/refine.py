@@ -14,6 +14,9 @@ Test, per instance: `search_particles` latents drawn from the policy are improve
 `repair_every` steps each particle's x is repaired by PPS, and the cheapest feasible solution
 seen (including Forge's and Morph's proposals) is returned. Every candidate is feasible by the
 PPS guarantee, so Refine never returns an infeasible point and is never worse than Morph.
+Last, `descent_steps` steps of `descend_reward` (the same reward, descended directly in
+perturbation space from that solution, repaired by PPS every 25 steps) leave the
+decoder's manifold; 0 turns this stage off.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from torch_geometric.data import Batch
 from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
 from lightning_modules.hephaestus.morph import Morph, best_repair
 from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
+from lightning_modules.hephaestus.reward_descent import descend_reward
 from problems.qosd.instance import QoSDInstance
 
 
@@ -64,6 +68,7 @@ class Refine(HephaestusPhase):
     penalty / temperature: reward's violation weight and smoothing (units of T).
     entropy_weight: entropy bonus. lr: Adam learning rate of the policy.
     search_particles / search_steps / search_lr / repair_every: the test-time search.
+    descent_steps / descent_lr: the final reward descent in perturbation space (0 steps: off).
     """
 
     def __init__(
@@ -84,6 +89,8 @@ class Refine(HephaestusPhase):
         search_steps: int = 40,
         search_lr: float = 0.05,
         repair_every: int = 10,
+        descent_steps: int = 100,
+        descent_lr: float = 0.05,
     ) -> None:
         super().__init__()
         for name, value in (
@@ -94,11 +101,14 @@ class Refine(HephaestusPhase):
         ):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not isinstance(descent_steps, int) or descent_steps < 0:
+            raise ValueError(f"descent_steps must be a non-negative integer, got {descent_steps!r}")
         for name, value in (
             ("penalty", penalty),
             ("temperature", temperature),
             ("lr", lr),
             ("search_lr", search_lr),
+            ("descent_lr", descent_lr),
         ):
             if not value > 0:
                 raise ValueError(f"{name} must be > 0, got {value}")
@@ -189,9 +199,26 @@ class Refine(HephaestusPhase):
         sampled = self.morph.sampled_stress(batch, self.morph.hparams.num_test_samples)
         forge = self.morph.forge.predicted_stress(batch)
         return [
-            partial(best_repair, inst, np.concatenate([f[None], m, r]))
+            partial(self.finish, inst, np.concatenate([f[None], m, r]))
             for inst, f, m, r in zip(batch.instance, forge, sampled, refined, strict=True)
         ]
+
+    def finish(
+        self, instance: QoSDInstance, stresses: np.ndarray, greedy: np.ndarray
+    ) -> np.ndarray:
+        """Cheapest PPS repair of the stress rows, then the reward descent from it."""
+        x = best_repair(instance, stresses, greedy)
+        if self.hparams.descent_steps == 0:
+            return x
+        return descend_reward(
+            instance,
+            x,
+            steps=self.hparams.descent_steps,
+            lr=self.hparams.descent_lr,
+            penalty=self.hparams.penalty,
+            temperature=self.hparams.temperature,
+            pool=self.pool(instance),
+        )
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         return torch.optim.Adam(self.policy.parameters(), lr=self.hparams.lr)

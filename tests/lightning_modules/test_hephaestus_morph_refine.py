@@ -110,3 +110,5 @@ def test_bad_arguments_are_rejected() -> None:
         Refine(**SIZES, search_steps=0)
     with pytest.raises(ValueError, match="temperature must be > 0"):
         Refine(**SIZES, temperature=0.0)
+    with pytest.raises(ValueError, match="descent_steps must be a non-negative integer"):
+        Refine(**SIZES, descent_steps=-1)
