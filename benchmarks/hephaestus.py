@@ -7,6 +7,10 @@ the real Gnutella08 instance). Every reported solution passes the exact checker;
 compared per instance with pruned greedy path-stressing (`ratio_greedy`) and, on linear
 instances, with the exact LP optimum (`ratio_lp`).
 
+`--sweep erdos_renyi:50 barabasi_albert:200 ...` also tests the trained phases on other graph
+models and sizes (expected out-degree kept at 5: p = 5 / n; BA attachment 3), `--sweep-size`
+instances each: how far the 100-node training carries.
+
 Targets (issue 9): 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
 <= 1.05); nonlinear: >= 10 % lower than greedy on average (ratio_greedy <= 0.90).
 
@@ -31,7 +35,7 @@ from datamodules.qosd import QoSDDataModule
 from lightning_modules.hephaestus import Forge
 from lightning_modules.hephaestus.morph import Morph
 from lightning_modules.hephaestus.refine import Refine
-from problems.qosd import EDGE_FUNCTIONS
+from problems.qosd import EDGE_FUNCTIONS, GRAPH_MODELS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PHASES = ("forge", "morph", "refine")
@@ -55,7 +59,7 @@ def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> 
         batch_size=args.batch_size,
         seed=0,
     )
-    gnutella = QoSDDataModule(edge_function=function, test_on_gnutella=True, batch_size=1)
+    extra_sets = extra_test_sets(function, args)
     sizes = {"forge_hidden": args.hidden, "forge_layers": args.layers}
     results: dict[str, dict] = {}
     L.seed_everything(seed, verbose=False)
@@ -77,10 +81,43 @@ def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> 
     train_seconds["refine"] = time.perf_counter() - start
     for name, model in (("forge", forge), ("morph", morph), ("refine", refine)):
         results[name] = test(model, data, root) | {"train_seconds": train_seconds[name]}
-        if args.gnutella:
-            results[f"{name}_gnutella08"] = test(model, gnutella, root)
+        for set_name, extra in extra_sets.items():
+            results[f"{name}_{set_name}"] = test(model, extra, root)
         print(function, seed, name, json.dumps(results[name]), flush=True)
     return results
+
+
+def sweep_spec(text: str) -> tuple[str, int]:
+    """'<graph model>:<nodes>' -> (model, nodes), refused with the allowed models named."""
+    model, _, nodes = text.partition(":")
+    if model not in GRAPH_MODELS or not nodes.isdigit() or int(nodes) < 10:
+        raise argparse.ArgumentTypeError(
+            f"sweep entries are <graph model>:<nodes >= 10> with graph model in {GRAPH_MODELS}, "
+            f"got {text!r}"
+        )
+    return model, int(nodes)
+
+
+def extra_test_sets(function: str, args: argparse.Namespace) -> dict[str, QoSDDataModule]:
+    """Gnutella08 (with --gnutella) and the --sweep graphs, by the name used in the tables."""
+    sets = {}
+    if args.gnutella:
+        sets["gnutella08"] = QoSDDataModule(
+            edge_function=function, test_on_gnutella=True, batch_size=1
+        )
+    for model, nodes in args.sweep:
+        sets[f"{model}_{nodes}"] = QoSDDataModule(
+            graph_model=model,
+            num_nodes=nodes,
+            edge_probability=min(1.0, 5 / nodes),
+            edge_function=function,
+            train_size=1,
+            val_size=1,
+            test_size=args.sweep_size,
+            batch_size=min(args.batch_size, args.sweep_size),
+            seed=1,
+        )
+    return sets
 
 
 def summarize(runs: list[dict]) -> dict[str, dict[str, float]]:
@@ -116,8 +153,8 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
         summary = entry["summary"]
         for phase in summary:
             s = summary[phase]
-            test_set = "gnutella08" if phase.endswith("_gnutella08") else "synthetic"
-            method = phase.removesuffix("_gnutella08")
+            method, _, test_set = phase.partition("_")
+            test_set = test_set or "synthetic"
             ratio_lp = f"{s['budget_ratio_lp']:.3f}" if "budget_ratio_lp" in s else "-"
             tuned = s.get("budget_ratio_greedy_tuned")
             ratio_tuned = "-" if tuned is None else f"{tuned:.3f}"
@@ -134,10 +171,9 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
                     f"{s['seconds']:.3f}",
                 ]
             )
-        for test_set, suffix in (("synthetic", ""), ("gnutella08", "_gnutella08")):
-            if f"forge{suffix}" not in summary:
-                continue
-            s = summary[f"forge{suffix}"]
+        for key in [phase for phase in summary if phase.partition("_")[0] == "forge"]:
+            test_set = key.partition("_")[2] or "synthetic"
+            s = summary[key]
             rows.append([function, test_set, "greedy (pruned)", f"{s['budget_greedy']:.3f}"])
             rows[-1] += ["-", "1.000", "-", "1.000", f"{s['greedy_seconds']:.3f}"]
             if "budget_greedy_tuned" in s:
@@ -196,6 +232,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--refine-epochs", type=int, default=10)
     parser.add_argument("--samples", type=int, default=16, help="Morph samples, Refine particles")
     parser.add_argument("--gnutella", action="store_true", help="also test on Gnutella08")
+    parser.add_argument("--sweep", nargs="*", type=sweep_spec, default=[], help="model:nodes")
+    parser.add_argument("--sweep-size", type=int, default=8, help="instances per sweep graph")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--output", default="hephaestus")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
