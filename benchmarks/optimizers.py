@@ -3,6 +3,7 @@ measured in one run: SAM / SGD, RW-SAM / SAM, ClippedScion / AdamW, and each aga
 peer in PyPI `pytorch-optimizer` (its SAM and SCION).
 
     python -m benchmarks.optimizers [--steps 20] [--rounds 5] [--threads 1] [--mlp-batch 128]
+        [--ratios "RW-SAM / SAM" ...]   (a subset; written to optimizers_mlp_b<batch>_subset.*)
 
 Prints a table, writes benchmarks/results/optimizers_mlp_b<batch>.json and .md. Timings alternate
 between the methods of a pair in rounds (A B A B ...) and use the median per method, so that
@@ -183,12 +184,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--mlp-batch", type=int, default=128, help="batch size on the MLP")
+    parser.add_argument(
+        "--ratios", nargs="+", choices=[label for label, _, _ in PAIRS], help="default: all"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rows, results = [], {"threads": args.threads, "steps": args.steps, "rounds": args.rounds}
     results["mlp_batch"] = args.mlp_batch
     for workload, batch in workloads(args.mlp_batch).items():
         for label, numerator, denominator in PAIRS:
+            if args.ratios and label not in args.ratios:
+                continue
             names = [numerator, denominator] + ([FORWARD] if numerator == "RW-SAM" else [])
             measured = measure(batch, names, args.steps, args.rounds)
             seconds = {k: v["seconds_per_step"] for k, v in measured.items()}
@@ -213,7 +219,7 @@ def main() -> None:
             )
     results["rows"] = rows
     RESULTS.mkdir(exist_ok=True)
-    stem = f"optimizers_mlp_b{args.mlp_batch}"
+    stem = f"optimizers_mlp_b{args.mlp_batch}" + ("_subset" if args.ratios else "")
     (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=2))
     lines = [
         "| workload | ratio | time ratio | floor | goal | met | state MiB (num / den) |",
