@@ -239,6 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
     args = parser.parse_args(argv)
+    if args.sweep_size < 1:
+        parser.error(f"--sweep-size must be a positive integer, got {args.sweep_size}")
     torch.set_num_threads(args.threads)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

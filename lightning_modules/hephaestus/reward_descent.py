@@ -17,6 +17,7 @@ import torch
 
 from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
 from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
+from problems.qosd.checker import check_solution
 from problems.qosd.instance import QoSDInstance
 
 
@@ -35,6 +36,8 @@ def descend_reward(
     for name, value in (("steps", steps), ("repair_every", repair_every)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if np.shape(start) != (instance.num_edges,) or not check_solution(instance, start).feasible:
+        raise ValueError(f"start must be a feasible perturbation of shape [{instance.num_edges}]")
     if pool is None:
         pool = PathPool(instance)
     pool.add_shortest_paths(start)

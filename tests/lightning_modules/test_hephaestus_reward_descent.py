@@ -46,3 +46,7 @@ def test_bad_arguments_are_rejected() -> None:
         descend_reward(instance, start, steps=0)
     with pytest.raises(ValueError, match="repair_every must be a positive integer"):
         descend_reward(instance, start, repair_every=0)
+    with pytest.raises(ValueError, match="start must be a feasible perturbation"):
+        descend_reward(instance, 0 * start)
+    with pytest.raises(ValueError, match="start must be a feasible perturbation"):
+        descend_reward(instance, start[:-1])
