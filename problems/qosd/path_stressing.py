@@ -11,7 +11,9 @@ satisfies a path for good (weights only grow) or saturates an edge, so it termin
 limit guards against pathological inputs. It can start from any x in the box (Forge's repair).
 
 `prune` first zeroes, by group testing, every set of perturbed edges that can go to 0
-together, then lowers edges one at a time (largest perturbation first) to the least value that
+together (edges that cannot go to 0 even alone are found for all edges at once from two
+multi-source Dijkstras and left out of the tests: zeroing others only shortens paths, so they
+stay necessary), then lowers edges one at a time (largest perturbation first) to the least value that
 keeps every pair at T: for edge e = (u, v), max_i (T - d(s_i, u) - d(v, t_i)) with distances at
 the current x (a shortest s->u or v->t path never uses e itself, weights being positive), and
 every path avoiding e is unaffected. The result is feasible and coordinate-wise minimal: no
@@ -132,25 +134,35 @@ def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
     x = np.array(x, dtype=np.float64)
     if not check_solution(instance, x).feasible:
         raise ValueError("prune needs a feasible x (in the box, every pair at T)")
-    _zero_in_groups(instance, x, np.flatnonzero(x > 0))
-    sources, targets = instance.pairs[:, 0], instance.pairs[:, 1]
+    perturbed = np.flatnonzero(x > 0)
+    zero_weight = instance.weights(np.zeros(perturbed.size), perturbed)
+    alone = needed_weights(instance, x, perturbed, instance.threshold) <= zero_weight
+    _zero_in_groups(instance, x, perturbed[alone])
     target = instance.threshold * (1 + AIM_MARGIN)
-    tails, heads = instance.edge_index
     for edge in np.argsort(-x, kind="stable"):
         if x[edge] <= 0:
             break
-        adjacency = instance.adjacency(x)
-        from_sources = dijkstra(adjacency, indices=sources)[:, tails[edge]]
-        to_targets = dijkstra(instance.adjacency(x, reverse=True), indices=targets)[:, heads[edge]]
-        needed_weight = np.max(target - from_sources - to_targets)
+        needed_weight = needed_weights(instance, x, np.array([edge]), target)
         lowest = perturbation_for_weight(
             instance.edge_function,
             instance.alpha[edge : edge + 1],
             instance.beta[edge : edge + 1],
-            np.array([needed_weight]),
+            needed_weight,
         )[0]
         x[edge] = min(x[edge], lowest)
     return x
+
+
+def needed_weights(
+    instance: QoSDInstance, x: np.ndarray, edges: np.ndarray, target: float
+) -> np.ndarray:
+    """Least weight of each edge (u, v) in `edges` keeping every pair at `target`, the other
+    edges held at x: max_i (target - d(s_i, u) - d(v, t_i)), from two multi-source Dijkstras."""
+    tails, heads = instance.edge_index[:, edges]
+    from_sources = dijkstra(instance.adjacency(x), indices=instance.pairs[:, 0])[:, tails]
+    reverse = instance.adjacency(x, reverse=True)
+    to_targets = dijkstra(reverse, indices=instance.pairs[:, 1])[:, heads]
+    return np.max(target - from_sources - to_targets, axis=0)
 
 
 def _zero_in_groups(instance: QoSDInstance, x: np.ndarray, group: np.ndarray) -> None:
