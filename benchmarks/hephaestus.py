@@ -156,8 +156,7 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
             method, _, test_set = phase.partition("_")
             test_set = test_set or "synthetic"
             ratio_lp = f"{s['budget_ratio_lp']:.3f}" if "budget_ratio_lp" in s else "-"
-            tuned = s.get("budget_ratio_greedy_tuned")
-            ratio_tuned = "-" if tuned is None else f"{tuned:.3f}"
+            ratio_tuned = f"{s['budget_ratio_greedy_tuned']:.3f}"
             rows.append(
                 [
                     function,
@@ -176,14 +175,12 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
             s = summary[key]
             rows.append([function, test_set, "greedy (pruned)", f"{s['budget_greedy']:.3f}"])
             rows[-1] += ["-", "1.000", "-", "1.000", f"{s['greedy_seconds']:.3f}"]
-            if "budget_greedy_tuned" in s:
-                rows.append([function, test_set, "tuned greedy", f"{s['budget_greedy_tuned']:.3f}"])
-                rows[-1] += ["-", "-", "1.000", "1.000", "-"]
-            if "budget_greedy_descent" in s:
-                budget = s["budget_greedy_descent"]
-                rows.append([function, test_set, "tuned greedy + descent", f"{budget:.3f}"])
-                ratio_lp = f"{budget / s['budget_lp']:.3f}" if "budget_lp" in s else "-"
-                rows[-1] += [ratio_lp, "-", "-", "1.000", "-"]
+            rows.append([function, test_set, "tuned greedy", f"{s['budget_greedy_tuned']:.3f}"])
+            rows[-1] += ["-", "-", "1.000", "1.000", "-"]
+            budget = s["budget_greedy_descent"]
+            rows.append([function, test_set, "tuned greedy + descent", f"{budget:.3f}"])
+            ratio_lp = f"{s['greedy_descent_ratio_lp']:.3f}" if "budget_lp" in s else "-"
+            rows[-1] += [ratio_lp, "-", "-", "1.000", "-"]
             rows.append([function, test_set, "random", f"{s['budget_random']:.3f}", "-", "-"])
             rows[-1] += ["-", "1.000", "-"]
             if "budget_lp" in s:
@@ -209,9 +206,8 @@ def targets(function: str, summary: dict[str, dict[str, float]]) -> dict[str, bo
         out["ratio to LP <= 1.05"] = refine["budget_ratio_lp"] <= TARGET_RATIO_LP
     else:
         out["ratio to greedy <= 0.90"] = refine["budget_ratio_greedy"] <= TARGET_RATIO_GREEDY
-        if "budget_ratio_greedy_tuned" in refine:
-            tuned = refine["budget_ratio_greedy_tuned"] <= TARGET_RATIO_GREEDY
-            out["ratio to tuned greedy <= 0.90"] = tuned
+        tuned = refine["budget_ratio_greedy_tuned"] <= TARGET_RATIO_GREEDY
+        out["ratio to tuned greedy <= 0.90"] = tuned
     return out
 
 

@@ -28,6 +28,7 @@ def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
         assert phase["feasible"] == 1.0
         assert phase["budget_ratio_lp"] >= 1.0 - 1e-6  # the LP optimum is a lower bound
         assert phase["budget_ratio_greedy"] <= 1.0 + 1e-9  # PPS never loses to greedy
+        assert phase["greedy_descent_ratio_lp"] >= 1.0 - 1e-6
     # each phase keeps the previous phase's candidates, so budgets never grow along the chain
     assert summary["morph"]["budget"] <= summary["forge"]["budget"] + 1e-6
     assert summary["refine"]["budget"] <= summary["morph"]["budget"] + 1e-6
