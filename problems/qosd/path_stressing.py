@@ -13,11 +13,11 @@ limit guards against pathological inputs. It can start from any x in the box (Fo
 `prune` first zeroes, by group testing, every set of perturbed edges that can go to 0
 together (edges that cannot go to 0 even alone are found for all edges at once from two
 multi-source Dijkstras and left out of the tests: zeroing others only shortens paths, so they
-stay necessary), then lowers edges one at a time (largest perturbation first) to the least value that
-keeps every pair at T: for edge e = (u, v), max_i (T - d(s_i, u) - d(v, t_i)) with distances at
-the current x (a shortest s->u or v->t path never uses e itself, weights being positive), and
-every path avoiding e is unaffected. The result is feasible and coordinate-wise minimal: no
-single edge can be lowered without breaking a pair.
+stay necessary), then lowers edges one at a time (largest perturbation first) to the least
+value that keeps every pair at T: for edge e = (u, v), max_i (T - d(s_i, u) - d(v, t_i)) with
+distances at the current x (a shortest s->u or v->t path never uses e itself, weights being
+positive), and every path avoiding e is unaffected. The result is feasible and
+coordinate-wise minimal: no single edge can be lowered without breaking a pair.
 """
 
 from __future__ import annotations
