@@ -61,27 +61,16 @@ def baselines(instance: QoSDInstance) -> Baselines:
         tuned = best_greedy(instance)
         descended = descend_reward(instance, tuned)
         descent_seconds = time.perf_counter() - start
-        found = {
-            "greedy": greedy,
-            "random": stress_paths(instance, rule="random", seed=0),
-            "tuned greedy": tuned,
-            "descent": descended,
-        }
+        random = stress_paths(instance, rule="random", seed=0)
         optimum, lp_seconds = None, None
         if instance.edge_function == "linear":
             optimum, lp_seconds = timed(lambda: solve_linear_program(instance).x)
+        found = {"greedy": greedy, "random": random, "tuned greedy": tuned, "descent": descended}
         for name, x in found.items():
             if not check_solution(instance, x).feasible:
                 raise RuntimeError(f"{instance.name}: the {name} baseline failed the checker")
         _BASELINES[instance] = Baselines(
-            greedy,
-            greedy_seconds,
-            found["random"],
-            tuned,
-            descended,
-            descent_seconds,
-            optimum,
-            lp_seconds,
+            greedy, greedy_seconds, random, tuned, descended, descent_seconds, optimum, lp_seconds
         )
     return _BASELINES[instance]
 

@@ -136,13 +136,13 @@ def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
         raise ValueError("prune needs a feasible x (in the box, every pair at T)")
     perturbed = np.flatnonzero(x > 0)
     zero_weight = instance.weights(np.zeros(perturbed.size), perturbed)
-    alone = needed_weights(instance, x, perturbed, instance.threshold) <= zero_weight
+    alone = _needed_weights(instance, x, perturbed, instance.threshold) <= zero_weight
     _zero_in_groups(instance, x, perturbed[alone])
     target = instance.threshold * (1 + AIM_MARGIN)
     for edge in np.argsort(-x, kind="stable"):
         if x[edge] <= 0:
             break
-        needed_weight = needed_weights(instance, x, np.array([edge]), target)
+        needed_weight = _needed_weights(instance, x, np.array([edge]), target)
         lowest = perturbation_for_weight(
             instance.edge_function,
             instance.alpha[edge : edge + 1],
@@ -153,7 +153,7 @@ def prune(instance: QoSDInstance, x: np.ndarray) -> np.ndarray:
     return x
 
 
-def needed_weights(
+def _needed_weights(
     instance: QoSDInstance, x: np.ndarray, edges: np.ndarray, target: float
 ) -> np.ndarray:
     """Least weight of each edge (u, v) in `edges` keeping every pair at `target`, the other
