@@ -10,14 +10,9 @@ import torch
 
 from datamodules.permutation_teacher import PermutationTeacherDataModule
 from lightning_modules.equivariant.module import EquivariantRegressor
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import PROJECT_ROOT, run_cli
 
-CONFIG = (
-    Path(__file__).resolve().parents[2]
-    / "configs"
-    / "equivariant"
-    / "teacher_pairs_student_sets.yaml"
-)
+CONFIG = PROJECT_ROOT / "configs" / "equivariant" / "teacher_pairs_student_sets.yaml"
 
 
 def regressor(mode: str, seed: int = 3, **kwargs: object) -> EquivariantRegressor:
