@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 from hypothesis import settings
 
 # Property tests draw the same examples on every run: CI is reproducible, never flaky by luck.
@@ -24,3 +25,15 @@ def in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test with a fresh temporary directory as the working directory."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def available_devices() -> list[str]:
+    """CPU always; CUDA too where a GPU is visible (the device-marked tests then run on both)."""
+    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+
+
+@pytest.fixture(params=available_devices())
+def device(request: pytest.FixtureRequest) -> str:
+    """The device a test runs on: every test taking this fixture runs on CPU and, where a GPU is
+    available, again on CUDA (select those runs with `-k cuda`)."""
+    return request.param
