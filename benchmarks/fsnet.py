@@ -2,14 +2,14 @@
 
 For every family and training seed, each learned method trains on the same parameter draws
 with the same network, batch size and number of epochs (equal training budget), then solves the
-cached test set in batches of `--eval-batch` (1024: the issue's batch size). Every returned
+cached test set in batches of `--eval-batch` (1024, the targets' batch size). Every returned
 point is checked with the family's own residuals (`ConstrainedSolverModule.evaluate`). The
 projection baseline projects the trained penalty network's predictions with cvxpy (convex
 families only). The reference solver re-solves the accepted test instances one after another
 inside this run (same machine state as the learned methods; its times replace the cached ones
 from the cache build), and `speedup` = its summed time / the batch solve time.
 
-Targets (issue 7): convex QP: mean gap <= 1e-3, max violations <= 1e-5, speedup >= 5;
+Targets: convex QP: mean gap <= 1e-3, max violations <= 1e-5, speedup >= 5;
 nonconvex and nonsmooth: FSNet's gap below DC3's and the penalty net's, violations <= 1e-5.
 
     python -m benchmarks.fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
@@ -150,7 +150,7 @@ def summarize(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def targets(name: str, summary: dict[str, dict[str, float]]) -> dict[str, bool]:
-    """Which of the issue's targets FSNet meets on this family."""
+    """Which of the targets FSNet meets on this family."""
     fsnet = summary["fsnet"]
     violations_ok = max(fsnet["eq_violation_max"], fsnet["ineq_violation_max"]) <= TARGET_VIOLATION
     out = {"violations <= 1e-5": violations_ok}

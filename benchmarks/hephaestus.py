@@ -11,7 +11,7 @@ instances, with the exact LP optimum (`ratio_lp`).
 models and sizes (expected out-degree kept at 5: p = 5 / n; BA attachment 3), `--sweep-size`
 instances each: how far the 100-node training carries.
 
-Targets (issue 9): 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
+Targets: 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
 <= 1.05); nonlinear: >= 10 % lower than greedy on average (ratio_greedy <= 0.90).
 
     python -m benchmarks.hephaestus --functions linear log --seeds 3

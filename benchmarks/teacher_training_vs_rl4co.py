@@ -1,4 +1,4 @@
-"""Teacher training against RL4CO's POMO at equal CPU wall clock (issue 5), CVRP n = 50.
+"""Teacher training against RL4CO's POMO at equal CPU wall clock, CVRP n = 50.
 
     python -m benchmarks.teacher_training_vs_rl4co [--minutes 20] [--test-instances 1000]
         [--reference-time-limit 1.0] [--out artifacts/teacher_vs_rl4co]

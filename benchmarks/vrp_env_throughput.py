@@ -28,7 +28,7 @@ from problems.vrp.generator import generate
 from problems.vrp.variants import ALL_VARIANTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
-GOAL_RATIO = 2.0  # issue 5: ours >= 2x RL4CO's MTVRPEnv
+GOAL_RATIO = 2.0  # throughput goal: ours >= 2x RL4CO's MTVRPEnv
 PEER_MISSING = (
     "RL4CO MTVRPEnv not measured: rl4co is not importable. Install it with the bench extra "
     "(`pip install -e '.[bench]'`), which keeps importlib_metadata < 10: importlib_metadata "
