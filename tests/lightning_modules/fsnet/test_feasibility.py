@@ -11,17 +11,19 @@ from lightning_modules.fsnet.feasibility import FeasibilitySeeker
 from problems.constrained import FAMILIES, make_family
 
 
-def start(name: str, seed: int, batch: int = 16, spread: float = 2.0):
-    family = make_family(name, num_vars=20, num_eq=8, num_ineq=8)
-    x = family.sample_parameters(batch, seed)
+def start(name: str, seed: int, batch: int = 16, spread: float = 2.0, device: str = "cpu"):
+    """A family, its parameters and a start `spread` away from a feasible point, on `device`."""
+    family = make_family(name, num_vars=20, num_eq=8, num_ineq=8).to(device)
+    x = family.sample_parameters(batch, seed).to(device)
     generator = torch.Generator().manual_seed(seed)
-    noise = torch.randn(batch, 20, dtype=torch.float64, generator=generator)
+    noise = torch.randn(batch, 20, dtype=torch.float64, generator=generator).to(device)
     return family, x, family.constructed_point(x) + spread * noise
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
-def test_violation_strictly_decreases_on_every_family(name: str) -> None:
-    family, x, y0 = start(name, 0)
+def test_violation_strictly_decreases_on_every_family(name: str, device: str) -> None:
+    """Every family: the violation falls below 1e-8 from a far start, on CPU and CUDA."""
+    family, x, y0 = start(name, 0, device=device)
     result = FeasibilitySeeker(max_iter=50, unrolled_iter=0, tolerance=1e-14)(
         lambda y: family.squared_violation(y, x), y0
     )
@@ -29,11 +31,13 @@ def test_violation_strictly_decreases_on_every_family(name: str) -> None:
     assert (result.violation < before).all()
     assert result.violation.max() < 1e-8
     assert torch.equal(result.violation, family.squared_violation(result.y, x))
+    assert result.y.device.type == device
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, database=None)
 @given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2**20))
 def test_violation_never_increases_from_iteration_to_iteration(name: str, seed: int) -> None:
+    """More iterations never leave a larger violation (monotone line search)."""
     family, x, y0 = start(name, seed, batch=4)
     previous = family.squared_violation(y0, x)
     for iterations in range(1, 6):
@@ -71,6 +75,7 @@ def test_gradient_of_the_unrolled_solver_matches_finite_differences() -> None:
 
 
 def test_straight_through_without_unrolling_is_identity() -> None:
+    """Without unrolled iterations the backward pass is the identity (straight-through)."""
     family, x, y0 = start("convex_qp", 1, batch=3)
     point = y0.clone().requires_grad_(True)
     result = FeasibilitySeeker(max_iter=10, unrolled_iter=0)(
@@ -82,8 +87,9 @@ def test_straight_through_without_unrolling_is_identity() -> None:
     assert not torch.allclose(result.y, y0)
 
 
-def test_feasible_rows_are_returned_unchanged() -> None:
-    family, x, y0 = start("nonconvex_qcqp", 2, batch=6)
+def test_feasible_rows_are_returned_unchanged(device: str) -> None:
+    """Rows that start feasible come back bit for bit; the others move."""
+    family, x, y0 = start("nonconvex_qcqp", 2, batch=6, device=device)
     y0[:3] = family.constructed_point(x)[:3]
     result = FeasibilitySeeker(max_iter=20, unrolled_iter=0, tolerance=1e-12)(
         lambda y: family.squared_violation(y, x), y0
@@ -92,8 +98,9 @@ def test_feasible_rows_are_returned_unchanged() -> None:
     assert not torch.allclose(result.y[3:], y0[3:])
 
 
-def test_no_grad_path_gives_the_same_values() -> None:
-    family, x, y0 = start("nonsmooth_socp", 4, batch=5)
+def test_no_grad_path_gives_the_same_values(device: str) -> None:
+    """The no-grad path and the unrolled path give the same point."""
+    family, x, y0 = start("nonsmooth_socp", 4, batch=5, device=device)
     seeker = FeasibilitySeeker(max_iter=15, unrolled_iter=5)
     with_graph = seeker(lambda y: family.squared_violation(y, x), y0.clone().requires_grad_(True))
     with torch.no_grad():
@@ -116,11 +123,13 @@ def test_no_grad_path_gives_the_same_values() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(field: str, value: float) -> None:
+    """Each out-of-range argument is refused with its name."""
     with pytest.raises(ValueError, match=field):
         FeasibilitySeeker(**{field: value})
 
 
 def test_nan_start_is_refused() -> None:
+    """A NaN in the start is refused, not iterated on."""
     family, x, y0 = start("convex_qp", 0, batch=2)
     y0[1, 3] = float("nan")
     with pytest.raises(ValueError, match="NaN"):
