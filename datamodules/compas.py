@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from datamodules.tensor_classification import TensorClassificationDataModule
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "sex": ("Male", "Female"),
@@ -39,8 +39,8 @@ class CompasDataModule(TensorClassificationDataModule):
     """COMPAS features [n, 18] with label `two_year_recid` (2 classes).
 
     Args:
-        path: the COMPAS CSV; None means `compas/compas.csv` in the shared data folder
-            (see `problems.data_paths.shared_data_dir`).
+        path: the COMPAS CSV; None means `compas/compas.csv` in the data folder
+            (see `problems.data_paths.data_dir`).
         **split/batch arguments**: those of `TensorClassificationDataModule`.
     """
 
@@ -56,7 +56,7 @@ class CompasDataModule(TensorClassificationDataModule):
         num_workers: int = 0,
         drop_last: bool = False,
     ) -> None:
-        path = str(shared_data_path("compas/compas.csv")) if path is None else path
+        path = str(data_path("compas/compas.csv")) if path is None else path
         if not Path(path).is_file():
             raise ValueError(f"data.path: no file at {path!r} (expected the COMPAS compas.csv)")
         super().__init__(

@@ -17,7 +17,7 @@ from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 from datamodules.world import trainer_world
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 
 DEFAULT_FILE = "tinyshakespeare/input.txt"
 
@@ -79,8 +79,8 @@ class TinyShakespeareDataModule(L.LightningDataModule):
     tinyshakespeare), kept in the checkpoint; targets are the inputs shifted by one character.
 
     Args:
-        path: the text file; None means `tinyshakespeare/input.txt` in the shared data folder
-            (see `problems.data_paths.shared_data_dir`).
+        path: the text file; None means `tinyshakespeare/input.txt` in the data folder
+            (see `problems.data_paths.data_dir`).
         context_length: T, characters per window (>= 1).
         batch_size: training windows per batch and process (>= 1).
         eval_batch_size: windows per validation / test batch (>= 1).
@@ -123,7 +123,7 @@ class TinyShakespeareDataModule(L.LightningDataModule):
             )
         if num_workers < 0:
             raise ValueError(f"data.num_workers must be >= 0, got {num_workers}")
-        path = str(shared_data_path(DEFAULT_FILE)) if path is None else path
+        path = str(data_path(DEFAULT_FILE)) if path is None else path
         if not Path(path).is_file():
             raise ValueError(f"data.path: no file at {path!r} (expected a text file)")
         self.save_hyperparameters()

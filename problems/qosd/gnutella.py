@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 from problems.qosd.checker import pair_distances
 from problems.qosd.instance import QoSDInstance
 
@@ -31,7 +31,7 @@ def load_gnutella08(
     """The Gnutella08 instance with the given edge-weight family and threshold factor."""
     if not threshold_factor > 0:
         raise ValueError(f"threshold_factor must be > 0, got {threshold_factor}")
-    folder = Path(directory) if directory is not None else shared_data_path(GNUTELLA_DIR)
+    folder = Path(directory) if directory is not None else data_path(GNUTELLA_DIR)
     graph_file, pairs_file = folder / "graph.txt", folder / "pairs.txt"
     for path in (graph_file, pairs_file):
         if not path.is_file():

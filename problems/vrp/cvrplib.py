@@ -1,4 +1,4 @@
-"""The real benchmarks in `../shared/data/vrplib/`: CVRP Set X, large VRPB, Gehring-Homberger VRPTW.
+"""The real benchmarks in `data/vrplib/`: CVRP Set X, large VRPB, Gehring-Homberger VRPTW.
 
 Parsed with PyPI `vrplib`. A `BenchmarkInstance` keeps the raw data (instance units) and the
 best-known solution (BKS) of its `.sol` file. Two views of it:
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 import vrplib
 
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 from problems.vrp.instance import VRPBatch
 
 BENCHMARKS: tuple[str, ...] = ("CVRP", "VRPB", "VRPTW")
@@ -80,7 +80,7 @@ def benchmark_dir(benchmark: str, data_dir: str | Path | None = None) -> Path:
     `vrplib/` folder); raises if the benchmark name is unknown or the folder is missing."""
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {list(BENCHMARKS)}, got {benchmark!r}")
-    root = shared_data_path("vrplib") if data_dir is None else Path(data_dir)
+    root = data_path("vrplib") if data_dir is None else Path(data_dir)
     folder = root / benchmark
     if not folder.is_dir():
         raise FileNotFoundError(f"data_dir: no folder {str(folder)!r} for benchmark {benchmark}")

@@ -6,10 +6,7 @@ import json
 import math
 from pathlib import Path
 
-import pytest
-
 from benchmarks.scion_lr_sweep import grid, main, stable_points
-from problems.data_paths import shared_data_path
 
 OPTIMIZERS = {"AdamW", "UnconstrainedScion", "UnconstrainedClippedScion", "Scion", "ClippedScion"}
 
@@ -23,10 +20,6 @@ def test_grid_and_stable_points() -> None:
     assert stable_points(losses, [True] * 5, tolerance=1.5) == 0
 
 
-@pytest.mark.skipif(
-    not shared_data_path("tinyshakespeare/input.txt").is_file(),
-    reason="shared tinyshakespeare data not present",
-)
 def test_quick_mode_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     """`--quick` sweeps both tasks over a 3-point grid; every loss reported is finite."""
     main(["--quick", "--output-dir", str(tmp_path)])

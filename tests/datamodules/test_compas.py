@@ -6,7 +6,6 @@ import pytest
 
 from datamodules import CompasDataModule
 from datamodules.compas import encode_row
-from problems.data_paths import shared_data_path
 
 ROW = {
     "sex": "Female",
@@ -36,7 +35,6 @@ def test_unknown_category_is_an_error() -> None:
         encode_row({**ROW, "race": "Martian"})
 
 
-@pytest.mark.skipif(not shared_data_path("compas/compas.csv").is_file(), reason="no shared data")
 def test_loads_the_real_file() -> None:
     """7214 rows, 18 features, 3251 positive labels (as counted in the CSV)."""
     features, labels = CompasDataModule().load_arrays()

@@ -9,7 +9,7 @@ import torch
 
 from datamodules import CompasFairnessDataModule
 from datamodules.full_batch import RepeatedFullBatch
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 
 
 def test_groups_follow_the_csv_with_small_race_groups_merged() -> None:
@@ -17,7 +17,7 @@ def test_groups_follow_the_csv_with_small_race_groups_merged() -> None:
     data.setup("fit")
     groups = torch.cat([data.splits[s].tensors[2] for s in ("train", "val", "test")])
     assert groups.shape == (7214, 2)
-    with open(shared_data_path("compas/compas.csv"), newline="") as handle:
+    with open(data_path("compas/compas.csv"), newline="") as handle:
         rows = list(csv.DictReader(handle))
     females = sum(row["sex"] == "Female" for row in rows)
     other = sum(row["race"] in ("Other", "Asian", "Native American") for row in rows)

@@ -9,9 +9,9 @@ import torch
 
 from datamodules import TinyShakespeareDataModule
 from datamodules.tinyshakespeare import WindowSampler
-from problems.data_paths import shared_data_path
+from problems.data_paths import data_path
 
-REAL_FILE = shared_data_path("tinyshakespeare/input.txt")
+REAL_FILE = data_path("tinyshakespeare/input.txt")
 TEXT = "".join(chr(ord("a") + (i * 7) % 10) for i in range(200))  # 10 symbols, 200 chars
 
 
@@ -40,7 +40,6 @@ def test_vocabulary_and_contiguous_splits_of_a_tiny_file(text_file: Path) -> Non
     assert [len(data.splits[s]) for s in ("train", "val", "test")] == [176, 2, 2]
 
 
-@pytest.mark.skipif(not REAL_FILE.is_file(), reason="shared tinyshakespeare data not present")
 def test_real_file_vocabulary_and_split_sizes() -> None:
     """tinyshakespeare: 1,115,394 chars, 65 symbols; val/test int(5 %) = 55,769 chars each."""
     data = prepared(REAL_FILE)

@@ -11,7 +11,6 @@ import torch
 from lightning.pytorch.trainer.states import TrainerFn
 
 from datamodules.vrp import GeneratedBatches, VRPDataModule, VRPEvalBatch
-from problems.data_paths import shared_data_path
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate
 
@@ -119,7 +118,6 @@ def test_val_and_test_sets_do_not_depend_on_the_cache(tmp_path: Path) -> None:
     assert torch.equal(a.reference_cost, b.reference_cost)
 
 
-@pytest.mark.skipif(not shared_data_path("vrplib/CVRP").is_dir(), reason="no shared vrplib data")
 def test_cvrplib_test_set(tmp_path: Path) -> None:
     """The CVRPLIB option appends a test loader whose X-n101-k25 reference is its BKS 27591."""
     module = small(tmp_path, reference_time_limit=None, cvrplib_instances=["CVRP/X-n101-k25"])

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import torch
 
-from problems.data_paths import shared_data_path
 from problems.vrp.cvrplib import (
     bks_sequence,
     distance_matrix,
@@ -19,10 +18,6 @@ from problems.vrp.cvrplib import (
     to_batch,
 )
 from problems.vrp.validator import InfeasibleSolution, validate
-
-pytestmark = pytest.mark.skipif(
-    not shared_data_path("vrplib/CVRP").is_dir(), reason="no shared vrplib data"
-)
 
 
 def test_x_n101_k25_bks_cost() -> None:
