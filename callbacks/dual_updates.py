@@ -1,27 +1,31 @@
 """Lightning callback for equality-constrained learning: multipliers, Lagrangian, dual steps.
 
-The contract: a LightningModule's `training_step` returns a dict holding its loss and its named
-constraint residuals::
+The contract: a LightningModule's `training_step` is decorated with `lagrangian_step` and returns
+a dict holding its loss and its named constraint residuals::
 
+    from callbacks.dual_updates import lagrangian_step
     from optimizers import equality, inequality
 
+    @lagrangian_step
     def training_step(self, batch, batch_idx):
         loss, parity_gap, norm = ...
         return {"loss": loss, "constraints": {"parity": equality(parity_gap),
                                               "norm": inequality(norm - 1.0)}}
 
-With `DualUpdates` in the trainer's callbacks, the returned "loss" is replaced by the Lagrangian
-before Lightning's backward (so precision plugins, gradient clipping, accumulation and DDP all see
-the Lagrangian), the objective is kept under "objective", and after every optimizer step the
-multipliers ascend (`optimizers.DualAscent`). Multipliers live in the checkpoint; residuals and
-multipliers are logged under `constraints/<name>/...`.
+With `DualUpdates` in the trainer's callbacks, the decorator replaces the returned "loss" by the
+Lagrangian before Lightning's backward (so precision plugins, gradient clipping, accumulation and
+DDP all see the Lagrangian) and keeps the objective under "objective"; after every optimizer step
+the multipliers ascend (`optimizers.DualAscent`). Without the callback the decorator returns the
+step's output unchanged (a plain tensor, e.g. a penalty mode), and refuses returned constraints.
+Multipliers live in the checkpoint; residuals and multipliers are logged under
+`constraints/<name>/...`. A module whose `training_step` is not decorated is refused at fit start.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import lightning as L
 import torch
@@ -29,6 +33,8 @@ import torch
 from optimizers.dual_ascent import DualAscent, DualOptimizerName
 
 LOGGED_ELEMENTS_MAX = 16
+LAGRANGIAN_STEP_MARK = "_dual_updates_lagrangian_step"
+StepFunction = TypeVar("StepFunction", bound=Callable[..., Any])
 
 
 class DualUpdates(L.Callback):
@@ -60,7 +66,6 @@ class DualUpdates(L.Callback):
             warmup_steps=warmup_steps,
             augmented_penalty=augmented_penalty,
         )
-        self._original_training_step: Callable[..., Any] | None = None
         self._seen_global_step = 0
 
     @property
@@ -68,6 +73,7 @@ class DualUpdates(L.Callback):
         return "DualUpdates"
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
+        """Refuse, before any step, a module that does not follow the contract (module doc)."""
         if stage != "fit":
             return
         if not pl_module.automatic_optimization:
@@ -75,23 +81,15 @@ class DualUpdates(L.Callback):
                 "DualUpdates needs automatic optimization (model.automatic_optimization=True); "
                 "with manual optimization call optimizers.DualAscent yourself"
             )
-        if self._original_training_step is not None:
-            return
-        original = pl_module.training_step
-        self._original_training_step = original
+        if not getattr(type(pl_module).training_step, LAGRANGIAN_STEP_MARK, False):
+            raise ValueError(
+                f"DualUpdates: {type(pl_module).__name__}.training_step must be decorated with "
+                "@callbacks.dual_updates.lagrangian_step and return a dict with 'loss' and "
+                "'constraints'"
+            )
 
-        @functools.wraps(original)
-        def constrained_training_step(*args: Any, **kwargs: Any) -> dict[str, Any]:
-            return self._to_lagrangian(original(*args, **kwargs))
-
-        pl_module.training_step = constrained_training_step  # type: ignore[method-assign]
-
-    def teardown(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
-        if stage == "fit" and self._original_training_step is not None:
-            del pl_module.training_step  # drop the instance attribute: the method shows again
-            self._original_training_step = None
-
-    def _to_lagrangian(self, output: Any) -> dict[str, Any]:
+    def to_lagrangian(self, output: Any) -> dict[str, Any]:
+        """The step's {"loss", "constraints"} with "loss" made the Lagrangian, "objective" kept."""
         if not isinstance(output, Mapping) or "loss" not in output or "constraints" not in output:
             raise ValueError(
                 "DualUpdates: training_step must return a dict with 'loss' and 'constraints' "
@@ -154,3 +152,30 @@ def require_dual_updates(trainer: L.Trainer, module_name: str) -> None:
             f"{module_name}: constraint_mode='lagrangian' needs the callbacks.DualUpdates "
             "callback (add it under trainer.callbacks); without it the constraints are ignored"
         )
+
+
+def lagrangian_step(training_step: StepFunction) -> StepFunction:
+    """Decorate a `training_step` so that `DualUpdates`, when configured, gets its constraints.
+
+    The wrapped step's output goes to the trainer's `DualUpdates.to_lagrangian`; without that
+    callback (or without a trainer, called by hand) it is returned unchanged, unless a trainer
+    would ignore the constraints it carries.
+    """
+
+    @functools.wraps(training_step)
+    def step(module: L.LightningModule, *args: Any, **kwargs: Any) -> Any:
+        output = training_step(module, *args, **kwargs)
+        if module._trainer is None:  # called by hand, outside fit: the raw output
+            return output
+        for callback in module.trainer.callbacks:  # Lightning allows one DualUpdates at most
+            if isinstance(callback, DualUpdates):
+                return callback.to_lagrangian(output)
+        if isinstance(output, Mapping) and "constraints" in output:
+            raise ValueError(
+                f"{type(module).__name__}.training_step returned constraints but no "
+                "callbacks.DualUpdates is in trainer.callbacks to enforce them"
+            )
+        return output
+
+    setattr(step, LAGRANGIAN_STEP_MARK, True)
+    return step  # type: ignore[return-value]

@@ -17,7 +17,7 @@ import lightning as L
 import torch
 import torch.nn.functional as F
 
-from callbacks.dual_updates import require_dual_updates
+from callbacks.dual_updates import lagrangian_step, require_dual_updates
 from lightning_modules.classifier_nets import mlp
 from optimizers.constraint_residual import ConstraintResidual, equality
 
@@ -138,6 +138,7 @@ class FairClassifier(L.LightningModule):
             for column, (attribute, names) in enumerate(self.group_names.items())
         }
 
+    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor | dict[str, torch.Tensor | dict[str, ConstraintResidual]]:

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
-from callbacks.dual_updates import require_dual_updates
+from callbacks.dual_updates import lagrangian_step, require_dual_updates
 from lightning_modules.classifier_nets import mlp
 from optimizers.constraint_residual import ConstraintResidual, equality
 
@@ -104,6 +104,7 @@ class InterpolatingClassifier(L.LightningModule):
         """Logits [batch, num_classes] for inputs [batch, *input_shape]."""
         return self.net(x)
 
+    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor | dict[str, torch.Tensor | dict[str, ConstraintResidual]]:

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from callbacks import DualUpdates
+from callbacks.dual_updates import lagrangian_step
 from datamodules.full_batch import full_batch_loader
 from optimizers import equality, inequality
 from tests.cli_helpers import PROJECT_ROOT, run_train_py
@@ -38,6 +39,7 @@ class ConstrainedLeastSquares(L.LightningModule):
         self.lr = lr
         self.with_inequality = with_inequality
 
+    @lagrangian_step
     def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> dict:
         a, b = batch
         loss = 0.5 * (a @ self.x - b).square().mean() * 10
@@ -123,9 +125,15 @@ def test_gradient_accumulation_steps_duals_once_per_optimizer_step(tmp_path: Pat
 
 
 class Unconstrained(ConstrainedLeastSquares):
+    @lagrangian_step
     def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int):
         a, b = batch
         return (a @ self.x - b).square().mean()
+
+
+class Undecorated(ConstrainedLeastSquares):
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> dict:
+        return ConstrainedLeastSquares.training_step.__wrapped__(self, batch, batch_idx)
 
 
 class Manual(ConstrainedLeastSquares):
@@ -139,13 +147,55 @@ class Manual(ConstrainedLeastSquares):
     [
         (Unconstrained(), "training_step must return a dict with 'loss' and 'constraints'"),
         (Manual(), "DualUpdates needs automatic optimization"),
+        (
+            Undecorated(),
+            r"Undecorated.training_step must be decorated with "
+            r"@callbacks.dual_updates.lagrangian_step",
+        ),
     ],
 )
 def test_misuse_fails_with_a_clear_message(
     module: L.LightningModule, message: str, tmp_path: Path
 ) -> None:
+    """Each misuse of the contract is one ValueError naming what is missing."""
     with pytest.raises(ValueError, match=message):
         trainer(tmp_path, epochs=1, max_steps=2, enable_checkpointing=False).fit(module)
+
+
+def test_undecorated_step_is_refused_before_any_step(tmp_path: Path) -> None:
+    """The contract is checked at fit start: no training step runs, no parameter moves."""
+    module = Undecorated()
+    fit = trainer(tmp_path, epochs=1, max_steps=2, enable_checkpointing=False)
+    with pytest.raises(ValueError, match="must be decorated"):
+        fit.fit(module)
+    assert fit.global_step == 0
+    torch.testing.assert_close(module.x.detach(), torch.zeros(4, dtype=torch.float64))
+
+
+class MethodWatch(L.Callback):
+    """Records, at every batch, whether the module's instance shadows its class methods."""
+
+    def __init__(self) -> None:
+        self.instance_attributes: list[set[str]] = []
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        self.instance_attributes.append(set(vars(pl_module)) & {"training_step", "backward"})
+
+
+def test_module_methods_are_never_replaced_on_the_instance(tmp_path: Path) -> None:
+    """During fit the module runs its own class's training_step (no monkey-patching)."""
+    watch = MethodWatch()
+    fit = trainer(tmp_path, epochs=1, max_steps=3, enable_checkpointing=False)
+    fit.callbacks.append(watch)
+    fit.fit(ConstrainedLeastSquares())
+    assert watch.instance_attributes == [set(), set(), set()]
+
+
+def test_constraints_without_dual_updates_are_refused(tmp_path: Path) -> None:
+    """A decorated step that returns constraints with no DualUpdates to enforce them fails."""
+    fit = trainer(tmp_path, epochs=1, max_steps=1, enable_checkpointing=False, callbacks=[])
+    with pytest.raises(ValueError, match="returned constraints but no callbacks.DualUpdates"):
+        fit.fit(ConstrainedLeastSquares())
 
 
 @pytest.mark.slow
