@@ -31,8 +31,10 @@ the report also counts the points that achieved >= 90 % of the optimizer's best 
 from the initial loss (`near_best_points`).
 
 Run from the project root: `python -m benchmarks.scion_lr_sweep` (writes
-benchmarks/results/scion_lr_sweep.{json,md,png}; `--seeds 2`, `--quick` for a smoke test,
-`--wandb` to log curves and the plot to W&B, offline without credentials).
+benchmarks/results/scion_lr_sweep.{json,md} and the figure docs/figures/scion_lr_sweep.png;
+`--seeds 2`, `--quick` for a smoke test, `--wandb` to log curves and the plot to W&B, offline
+without credentials). `--plot-only` redraws the figure from the JSON already written (same
+`--output-stem`) without training.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 from torch.optim import Optimizer
 
+from benchmarks.figures import figure_dir, save
+from benchmarks.scion_lr_figure import draw_lr_sweep
 from datamodules import DigitsDataModule, TinyShakespeareDataModule
 from lightning_modules import Classifier
 from lightning_modules.char_lm import CharTransformer
@@ -66,6 +70,7 @@ from optimizers import (
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
+FIGURE_DIR_HELP = "where the PNG goes (default: docs/figures, or --output-dir if one is given)"
 NEAR_BEST_SHARE = 0.9
 Batch = tuple[Tensor, Tensor]
 
@@ -453,38 +458,13 @@ def markdown_report(
     return "\n".join(parts)
 
 
-def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
-    """Final train (solid) and val (dashed) loss vs log2 lr, one panel per task; x = diverged."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 4.5), squeeze=False)
-    for ax, (task, by_optimizer) in zip(axes[0], results.items(), strict=True):
-        ceiling = max(row["initial_loss"] for row in by_optimizer.values())
-        for index, (name, row) in enumerate(by_optimizer.items()):
-            color = f"C{index}"
-            ks = row["log2_lrs"]
-            ok = [n == 0 for n in row["diverged_seeds"]]
-            for key, style in (("final_train_loss", "-"), ("final_val_loss", "--")):
-                values = [v if good else math.nan for v, good in zip(row[key], ok, strict=True)]
-                label = name if key == "final_train_loss" else None
-                ax.plot(ks, values, style, marker="o", color=color, label=label)
-            bad = [k for k, good in zip(ks, ok, strict=True) if not good]
-            height = ceiling * 1.08**index  # one row of markers per optimizer
-            ax.plot(bad, [height] * len(bad), "x", color=color, markersize=9)
-        ax.set(
-            title=f"{task}: final train (solid) / val (dashed) loss, x = diverged",
-            xlabel="log2 lr",
-            ylabel="final loss",
-        )
-        ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+def redraw(source: Path, png: Path, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """`--plot-only`: draw `png` from a sweep's JSON; a missing file ends in one line."""
+    if not source.is_file():
+        parser.error(f"--plot-only: no sweep results at {source} (check --output-stem)")
+    payload = json.loads(source.read_text())
+    print(f"figure: {save(draw_lr_sweep(payload), png)}")
+    return payload
 
 
 def log_to_wandb(config: dict[str, Any], results: dict[str, dict[str, Any]], png: Path) -> None:
@@ -531,8 +511,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--output-stem", default="scion_lr_sweep", help="output file name stem")
     parser.add_argument("--quick", action="store_true", help="tiny nets, 10 steps, 3 points")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    parser.add_argument("--figure-dir", type=Path, default=None, help=FIGURE_DIR_HELP)
     parser.add_argument("--wandb", action="store_true", help="also log a W&B run")
+    parser.add_argument("--plot-only", action="store_true", help="redraw from the JSON, no runs")
     args = parser.parse_args(argv)
+    png = (args.figure_dir or figure_dir(args.output_dir)) / f"{args.output_stem}.png"
+    if args.plot_only:
+        return redraw(args.output_dir / f"{args.output_stem}.json", png, parser)
     if args.seeds < 1 or args.points < 2 or args.tolerance < 1.0 or not args.rho_factor > 0:
         parser.error("--seeds must be >= 1, --points >= 2, --tolerance >= 1, --rho-factor > 0")
     points = 3 if args.quick else args.points
@@ -598,11 +583,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(report)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     payload = {"config": config, "results": results}
-    out = {ext: args.output_dir / f"{args.output_stem}.{ext}" for ext in ("json", "md", "png")}
+    out = {ext: args.output_dir / f"{args.output_stem}.{ext}" for ext in ("json", "md")}
     out["json"].write_text(json.dumps(json_safe(payload), indent=1) + "\n")
     out["md"].write_text(report)
-    png = out["png"]
-    plot(results, png)
+    save(draw_lr_sweep(json_safe(payload)), png)
     if args.wandb:
         log_to_wandb(config, results, png)
     return payload

@@ -1,0 +1,138 @@
+"""MTL-KD figures from `benchmarks.mtlkd_evaluation`'s JSON: gap vs R3C budget, gap vs size.
+
+    python -m benchmarks.mtlkd_figures [--results-dir benchmarks/results] [--figure-dir DIR]
+
+redraws every figure from the results already written (no model is run): `mtlkd_r3c_n<size>`
+gives the mean gap to PyVRP after each R3C budget (all variants, seen, unseen, and every variant
+thin), `mtlkd_generalization` the gap of each method against the instance size, one panel per
+variant. Each line carries a `gid` so the plotted values can be read back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
+
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from problems.vrp.variants import SEEN_VARIANTS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+R3C_STEM = re.compile(r"mtlkd_r3c_n\d+")
+GENERALIZATION_STEM = "mtlkd_generalization"
+
+
+def r3c_budgets(payload: dict[str, Any]) -> list[int]:
+    """The R3C rounds of the curve, 0 (greedy) first."""
+    return [0, *payload["budgets"]]
+
+
+def draw_r3c_budget(payload: dict[str, Any]) -> Figure:
+    """Gap (%) to PyVRP against R3C rounds: the mean over all, seen and unseen variants."""
+    budgets, rows = r3c_budgets(payload), payload["rows"]
+    figure = new_figure(1, width=7.0)
+    ax = figure.axes[0]
+    for name, row in rows.items():
+        gaps = [row[f"gap@{b}"] for b in budgets]
+        ax.plot(budgets, gaps, color="0.8", linewidth=0.8, gid=f"variant/{name}")
+    groups = {
+        "all": list(rows),
+        "seen": [v for v in rows if v in SEEN_VARIANTS],
+        "unseen": [v for v in rows if v not in SEEN_VARIANTS],
+    }
+    for index, (group, names) in enumerate(groups.items()):
+        if not names:
+            continue
+        gaps = [statistics.mean(rows[v][f"gap@{b}"] for v in names) for b in budgets]
+        label = f"mean, {len(names)} {group} variants"
+        color, width = ("k", 2.5) if index == 0 else (f"C{index}", 1.5)
+        ax.plot(budgets, gaps, marker="o", color=color, linewidth=width, label=label, gid=group)
+    ax.plot([], [], color="0.8", linewidth=0.8, label="one variant")
+    size, count = payload["config"]["size"], payload["config"]["r3c_instances"]
+    ax.set(
+        title=f"MTL-KD student + R3C at n = {size}: gap vs re-construction budget",
+        xlabel="R3C rounds (0 = greedy decoding)",
+        ylabel=f"gap to PyVRP (%), mean of {count} instances per variant",
+        xticks=budgets,
+    )
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return figure
+
+
+def generalization_table(payload: dict[str, Any]) -> dict[str, dict[str, dict[int, float]]]:
+    """variant -> method -> {size: gap %} from the rows keyed "<variant>/n<size>"."""
+    table: dict[str, dict[str, dict[int, float]]] = {}
+    for key, by_method in payload["rows"].items():
+        variant, size = key.rsplit("/n", 1)
+        for method, row in by_method.items():
+            table.setdefault(variant, {}).setdefault(method, {})[int(size)] = row["gap"]
+    return table
+
+
+def draw_generalization(payload: dict[str, Any]) -> Figure:
+    """Gap (%) to PyVRP against the number of customers, one panel per variant, log axes."""
+    table = generalization_table(payload)
+    columns = min(2, len(table))
+    figure = new_figure(columns, rows=math.ceil(len(table) / columns), width=5.0, height=4.0)
+    for ax in figure.axes[len(table) :]:
+        ax.set_visible(False)
+    for ax, (variant, by_method) in zip(figure.axes, table.items(), strict=False):
+        for index, (method, gaps) in enumerate(by_method.items()):
+            sizes = sorted(gaps)
+            values = [gaps[n] for n in sizes]
+            ax.plot(sizes, values, marker="o", color=f"C{index}", label=method, gid=method)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(sizes, [str(n) for n in sizes])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.set(
+            title=variant, xlabel="customers n (log scale)", ylabel="gap to PyVRP (%, log scale)"
+        )
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    trained = payload["config"]["size"]
+    figure.suptitle(f"MTL-KD student and MTPOMO trained at n = {trained}: gap vs instance size")
+    return figure
+
+
+def draw_from_json(source: Path, directory: Path | None = None) -> Path | None:
+    """Draw the figure of one results JSON into `directory` (default: `figure_dir`) and return
+    its path; None for a part without a figure (suite, cvrplib, real)."""
+    if R3C_STEM.fullmatch(source.stem):
+        draw = draw_r3c_budget
+    elif source.stem == GENERALIZATION_STEM:
+        draw = draw_generalization
+    else:
+        return None
+    figure = draw(json.loads(source.read_text()))
+    return save(figure, (directory or figure_dir(source.parent)) / f"{source.stem}.png")
+
+
+def main(argv: list[str] | None = None) -> list[Path]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser.add_argument("--figure-dir", type=Path, default=None, help="default: docs/figures")
+    args = parser.parse_args(argv)
+    sources = sorted(args.results_dir.glob("mtlkd_*.json"))
+    drawn = [path for source in sources if (path := draw_from_json(source, args.figure_dir))]
+    if not drawn:
+        parser.error(f"--results-dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
+    for path in drawn:
+        print(f"figure: {path}")
+    return drawn
+
+
+if __name__ == "__main__":
+    main()
