@@ -44,7 +44,7 @@ from datamodules.permutation_teacher import PermutationTeacherDataModule
 from lightning_modules.equivariant.hidden_rep import rep_name
 from lightning_modules.equivariant.landscape import landscape_at
 from lightning_modules.equivariant.module import EquivariantRegressor
-from lightning_modules.equivariant.permutation_rep import PermutationRep
+from problems.equivariant.permutation_rep import PermutationRep
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 # name -> (n, teacher hidden blocks, student hidden blocks)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from datamodules.full_batch import full_batch_loader
 from datamodules.world import trainer_world
-
-X_MAX = 2 * math.pi
+from problems.convection import X_MAX
 
 
 class ConvectionDataModule(L.LightningDataModule):

@@ -15,7 +15,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from datamodules.full_batch import full_batch_loader
-from lightning_modules.equivariant.permutation_mlp import PermutationMLP
+from problems.equivariant.permutation_mlp import PermutationMLP
 
 
 class PermutationTeacherDataModule(L.LightningDataModule):

@@ -1,16 +1,23 @@
 """Plain torch optimizers (never import lightning here)."""
 
-from optimizers.constraint_residual import ConstraintResidual, equality, inequality
-from optimizers.dual_ascent import DualAscent
-from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
-from optimizers.msam import MSAM
-from optimizers.nsam import NSAM
-from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
-from optimizers.rwsam import RWSAM
-from optimizers.sam import SAM
-from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
-from optimizers.scion_groups import scion_param_groups
-from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from optimizers.constraint_residual import ConstraintResidual, equality, inequality
+    from optimizers.dual_ascent import DualAscent
+    from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
+    from optimizers.msam import MSAM
+    from optimizers.nsam import NSAM
+    from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+    from optimizers.rwsam import RWSAM
+    from optimizers.sam import SAM
+    from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
+    from optimizers.scion_groups import scion_param_groups
+    from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
 __all__ = [
     "ConstraintResidual",
@@ -40,3 +47,35 @@ __all__ = [
     "ClipNSGDHess",
     "NSGDHess",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "optimizers.constraint_residual": ("ConstraintResidual", "equality", "inequality"),
+        "optimizers.dual_ascent": ("DualAscent",),
+        "optimizers.lmo": (
+            "LMO",
+            "LMOS",
+            "Auto",
+            "BiasRMS",
+            "ColNorm",
+            "RowNorm",
+            "Sign",
+            "Spectral",
+            "make_lmo",
+        ),
+        "optimizers.msam": ("MSAM",),
+        "optimizers.nsam": ("NSAM",),
+        "optimizers.nsgd_hess": ("ClipNSGDHess", "NSGDHess"),
+        "optimizers.rwsam": ("RWSAM",),
+        "optimizers.sam": ("SAM",),
+        "optimizers.scion": (
+            "ClippedScion",
+            "Scion",
+            "UnconstrainedClippedScion",
+            "UnconstrainedScion",
+        ),
+        "optimizers.scion_groups": ("scion_param_groups",),
+        "optimizers.sharpness_pass": ("SharpnessPass", "sharpness_pass"),
+    },
+)

@@ -1,7 +1,23 @@
 """Equality-constrained learning experiments (Barthakur & Chamon): fairness, PINN, interpolation."""
 
-from lightning_modules.constrained.convection_pinn import ConvectionPINN
-from lightning_modules.constrained.fair_classifier import FairClassifier
-from lightning_modules.constrained.interpolating_classifier import InterpolatingClassifier
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from lightning_modules.constrained.convection_pinn import ConvectionPINN
+    from lightning_modules.constrained.fair_classifier import FairClassifier
+    from lightning_modules.constrained.interpolating_classifier import InterpolatingClassifier
 
 __all__ = ["ConvectionPINN", "FairClassifier", "InterpolatingClassifier"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "lightning_modules.constrained.convection_pinn": ("ConvectionPINN",),
+        "lightning_modules.constrained.fair_classifier": ("FairClassifier",),
+        "lightning_modules.constrained.interpolating_classifier": ("InterpolatingClassifier",),
+    },
+)

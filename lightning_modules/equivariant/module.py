@@ -28,7 +28,7 @@ from torch.nn.functional import mse_loss
 
 from lightning_modules.equivariant.hidden_rep import candidate_reps, distance_to_rep, rep_name
 from lightning_modules.equivariant.landscape import landscape_at
-from lightning_modules.equivariant.permutation_mlp import PermutationMLP
+from problems.equivariant.permutation_mlp import PermutationMLP
 
 TrainingMode = Literal["constrained", "relaxed", "free"]
 PenaltySchedule = Literal["constant", "linear_decay", "until"]

@@ -5,27 +5,34 @@ violations) are batched and differentiable; `solve_reference` gives timed, check
 `build_dataset` ties both together behind an atomic .npz cache.
 """
 
-from problems.constrained.dataset import (
-    ConstrainedDataset,
-    build_dataset,
-    load_dataset,
-    save_dataset,
-)
-from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily, Violation
-from problems.constrained.linear import LinearInequalityFamily
-from problems.constrained.quadratic import QuadraticInequalityFamily
-from problems.constrained.reference_solvers import (
-    FEASIBILITY_TOLERANCE,
-    SOLVERS,
-    PointCheck,
-    ReferenceSolutions,
-    check_points,
-    cvxpy_feasible_set,
-    default_solver,
-    solve_reference,
-)
-from problems.constrained.registry import DEFAULT_PROBLEM, FAMILIES, ProblemSpec, make_family
-from problems.constrained.second_order_cone import SecondOrderConeFamily
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from problems.constrained.dataset import (
+        ConstrainedDataset,
+        build_dataset,
+        load_dataset,
+        save_dataset,
+    )
+    from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily, Violation
+    from problems.constrained.linear import LinearInequalityFamily
+    from problems.constrained.quadratic import QuadraticInequalityFamily
+    from problems.constrained.reference_solvers import (
+        FEASIBILITY_TOLERANCE,
+        SOLVERS,
+        PointCheck,
+        ReferenceSolutions,
+        check_points,
+        cvxpy_feasible_set,
+        default_solver,
+        solve_reference,
+    )
+    from problems.constrained.registry import DEFAULT_PROBLEM, FAMILIES, ProblemSpec, make_family
+    from problems.constrained.second_order_cone import SecondOrderConeFamily
 
 __all__ = [
     "DEFAULT_PROBLEM",
@@ -40,3 +47,35 @@ __all__ += ["LinearInequalityFamily", "QuadraticInequalityFamily", "SecondOrderC
 __all__ += ["FEASIBILITY_TOLERANCE", "SOLVERS", "PointCheck", "ReferenceSolutions"]
 __all__ += ["check_points", "cvxpy_feasible_set", "default_solver", "solve_reference"]
 __all__ += ["ConstrainedDataset", "build_dataset", "load_dataset", "save_dataset"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "problems.constrained.dataset": (
+            "ConstrainedDataset",
+            "build_dataset",
+            "load_dataset",
+            "save_dataset",
+        ),
+        "problems.constrained.family": ("OBJECTIVE_KINDS", "ConstrainedFamily", "Violation"),
+        "problems.constrained.linear": ("LinearInequalityFamily",),
+        "problems.constrained.quadratic": ("QuadraticInequalityFamily",),
+        "problems.constrained.reference_solvers": (
+            "FEASIBILITY_TOLERANCE",
+            "SOLVERS",
+            "PointCheck",
+            "ReferenceSolutions",
+            "check_points",
+            "cvxpy_feasible_set",
+            "default_solver",
+            "solve_reference",
+        ),
+        "problems.constrained.registry": (
+            "DEFAULT_PROBLEM",
+            "FAMILIES",
+            "ProblemSpec",
+            "make_family",
+        ),
+        "problems.constrained.second_order_cone": ("SecondOrderConeFamily",),
+    },
+)

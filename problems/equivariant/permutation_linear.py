@@ -14,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from lightning_modules.equivariant.permutation_rep import PermutationRep, bias_labels, orbit_labels
+from problems.equivariant.permutation_rep import PermutationRep, bias_labels, orbit_labels
 
 
 def orbit_means(values: torch.Tensor, labels: torch.Tensor, count: int) -> torch.Tensor:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from lightning_modules.equivariant.permutation_linear import PermutationLinear
-from lightning_modules.equivariant.permutation_rep import PermutationRep
+from problems.equivariant.permutation_linear import PermutationLinear
+from problems.equivariant.permutation_rep import PermutationRep
 
 
 class PermutationMLP(nn.Module):
