@@ -17,8 +17,8 @@ import torch
 from torch import nn
 
 from callbacks.dual_updates import require_dual_updates
-from datamodules.convection import X_MAX
 from optimizers.constraint_residual import equality
+from problems.convection import X_MAX
 
 PINNMode = Literal["penalty", "lagrangian"]
 BOUNDARY_CHECK_POINTS = 1000
