@@ -12,7 +12,27 @@ from train import OptiforgeCLI, main
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PY = PROJECT_ROOT / "train.py"
-DEFAULT_CONFIG = PROJECT_ROOT / "configs" / "default.yaml"
+CONFIG_DIR = PROJECT_ROOT / "configs"
+DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
+# The config files of each CLI-tested experiment, in `--config` order (one place to update
+# when configs are split into a base and overlays).
+EXPERIMENT_CONFIGS: dict[str, list[Path]] = {
+    "default": [DEFAULT_CONFIG],
+    **{
+        f"hephaestus/{name}": [CONFIG_DIR / "hephaestus" / f"{name}.yaml"]
+        for name in (
+            "forge_er100_linear",
+            "morph_er100_linear",
+            "refine_er100_linear",
+            "refine_gnutella08_linear",
+        )
+    },
+}
+
+
+def config_args(experiment: str) -> list[str]:
+    """`--config <file>` for every config file of `experiment` (a key of EXPERIMENT_CONFIGS)."""
+    return [arg for path in EXPERIMENT_CONFIGS[experiment] for arg in ("--config", str(path))]
 
 
 def run_cli(*args: str) -> OptiforgeCLI:

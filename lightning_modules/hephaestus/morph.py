@@ -29,20 +29,11 @@ from torch_geometric.data import Batch
 from lightning_modules.hephaestus.conditional_vae import MixtureConditionalVAE
 from lightning_modules.hephaestus.energy_model import SolutionEnergy
 from lightning_modules.hephaestus.forge import Forge
+from lightning_modules.hephaestus.frozen_phase import load_frozen_phase
 from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
 from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
 from lightning_modules.hephaestus.solution_bank import SolutionSet, build_solution_set
 from problems.qosd.instance import QoSDInstance
-
-
-def load_forge(forge_weights: str | None, hidden: int, num_layers: int) -> Forge:
-    """A frozen Forge from a state dict / checkpoint file, or an untrained one for None."""
-    forge = Forge(hidden=hidden, num_layers=num_layers)
-    if forge_weights is not None:
-        state = torch.load(forge_weights, map_location="cpu", weights_only=False)
-        forge.load_state_dict(state.get("state_dict", state))
-    forge.requires_grad_(False)
-    return forge.eval()
 
 
 def best_repair(instance: QoSDInstance, stresses: np.ndarray, greedy: np.ndarray) -> np.ndarray:
@@ -94,7 +85,13 @@ class Morph(HephaestusPhase):
             if not value > 0:
                 raise ValueError(f"{name} must be > 0, got {value}")
         self.save_hyperparameters()
-        self.forge = load_forge(forge_weights, forge_hidden, forge_layers)
+        self.forge = load_frozen_phase(
+            Forge,
+            "model.forge_weights",
+            forge_weights,
+            hidden=forge_hidden,
+            num_layers=forge_layers,
+        )
         edge_dim, graph_dim = 3 * forge_hidden, forge_hidden
         self.vae = MixtureConditionalVAE(edge_dim, graph_dim, latent, components, hidden)
         self.energy = SolutionEnergy(edge_dim, graph_dim, hidden)

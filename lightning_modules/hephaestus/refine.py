@@ -30,20 +30,11 @@ from torch import Tensor, nn
 from torch_geometric.data import Batch
 
 from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
+from lightning_modules.hephaestus.frozen_phase import load_frozen_phase
 from lightning_modules.hephaestus.morph import Morph, best_repair
 from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
 from lightning_modules.hephaestus.reward_descent import descend_reward
 from problems.qosd.instance import QoSDInstance
-
-
-def load_morph(morph_weights: str | None, **sizes: int) -> Morph:
-    """A frozen Morph from a state dict / checkpoint file, or an untrained one for None."""
-    morph = Morph(**sizes)
-    if morph_weights is not None:
-        state = torch.load(morph_weights, map_location="cpu", weights_only=False)
-        morph.load_state_dict(state.get("state_dict", state))
-    morph.requires_grad_(False)
-    return morph.eval()
 
 
 class LatentPolicy(nn.Module):
@@ -113,7 +104,9 @@ class Refine(HephaestusPhase):
             if not value > 0:
                 raise ValueError(f"{name} must be > 0, got {value}")
         self.save_hyperparameters()
-        self.morph = load_morph(
+        self.morph = load_frozen_phase(
+            Morph,
+            "model.morph_weights",
             morph_weights,
             forge_hidden=forge_hidden,
             forge_layers=forge_layers,
