@@ -16,7 +16,10 @@ afresh each step from a seeded generator (saved in the state dict); z's entries 
 parameter (no normalization), so delta is a per-coordinate step; the weights are detached
 (no gradient through p); they sum to 1, so the ascent loss is a weighted mean and rho keeps its
 meaning; the descent loss is the uniform mean (the objective being minimized). With dropout the
-probe and the ascent pass draw different masks, which adds noise to the estimate.
+probe and the ascent pass draw different masks, which adds noise to the estimate. Under DDP the
+Gibbs weights are normalized over the samples of all ranks (two scalar all-reduces per step),
+so 2 ranks x b samples take the step one process takes on 2b; with `local_ascent` each rank
+reweights and perturbs with its own batch.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import torch
+import torch.distributed as dist
 
 from optimizers.sam import SAM, BaseOptimizer, Closure
 from optimizers.sharpness_pass import SharpnessPass
@@ -56,6 +60,14 @@ def rademacher(
         raise ValueError(f"out must be a 1-D {dtype} tensor of >= {rows * 8} entries")
     torch.index_select(_BYTE_SIGNS.to(dtype), 0, codes, out=out[: rows * 8].view(rows, 8))
     return out[:numel]
+
+
+def ranks_sharing_the_ascent() -> int:
+    """The DDP world size when a process group is up (its ranks reweight one global batch), else
+    1. Every rank draws the same probe direction z (same seed), so their estimates agree."""
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_world_size()
+    return 1
 
 
 class RWSAM(SAM):
@@ -105,7 +117,8 @@ class RWSAM(SAM):
 
     @torch.no_grad()
     def step(self, closure: Closure | None = None) -> Any:  # type: ignore[override]
-        """Probe, reweighted ascent, uniform descent; returns the weighted ascent loss at w."""
+        """Probe, reweighted ascent, uniform descent; returns the weighted ascent loss at w (under
+        DDP, the number of ranks times this rank's share of it)."""
         closure = self._require_closure(closure)
         probe = SharpnessPass(
             probe=True, perturbed=True, log=False, temperature=self.temperature, delta=self.delta
@@ -118,6 +131,7 @@ class RWSAM(SAM):
             probe_losses=probe.probe_losses,
             temperature=self.temperature,
             delta=self.delta,
+            ranks=1 if self.local_ascent else ranks_sharing_the_ascent(),
         )
         loss = self._run(closure, ascent, ascent=True)
         self.perturb(backup=weights)  # w is unchanged since the probe: reuse its copy

@@ -9,14 +9,16 @@ a `SharpnessPass`; a closure (or a LightningModule's `training_step`) that opts 
     inputs, targets = sharp.select((inputs, targets))
     losses = loss_fn(model(inputs), targets)   # per-sample losses, shape [b]
     if sharp.log: ...log losses.mean()...
-    loss = sharp.reduce(losses)                # None means: no backward this time
-    if loss is not None: loss.backward()
+    loss = sharp.reduce(losses)
+    loss.backward()
     return loss
 
 `select` slices every batch-first tensor of the batch; `reduce` returns the mean (ordinary and
-perturbed passes), the RW-SAM-weighted sum (ascent pass), or records the losses and returns None
-(RW-SAM probe pass, forward only). A pass checks afterwards that the closure honoured it, so a
-closure that ignores the contract fails loudly instead of training a different method.
+perturbed passes), the RW-SAM-weighted sum (ascent pass), or records the losses and returns a
+zero that is no function of the parameters (RW-SAM probe pass, forward only: its backward costs
+nothing and leaves every gradient alone; a step returning None would stop Lightning under DDP).
+A pass checks afterwards that the closure honoured it, so a closure that ignores the contract
+fails loudly instead of training a different method.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.distributed as dist
 
 
 def batch_size_of(batch: Any) -> int:
@@ -66,8 +69,12 @@ class SharpnessPass:
         rows: a function of the batch size returning the rows to use (None: the whole batch).
         perturbed: the weights are currently perturbed (freeze running statistics, skip metrics).
         log: this pass is at the current weights and covers the samples to report on.
-        probe: forward only: record the per-sample losses, return None (RW-SAM's probe).
+        probe: forward only: record the per-sample losses, return a constant zero (RW-SAM's probe).
         reweight: RW-SAM ascent: weight sample i by softmax_i(temperature * |l_i - probe_i| / delta)
+        ranks: number of DDP processes sharing the reweighted ascent (1: this process alone). With
+            more, the softmax runs over the samples of all ranks (two all-reduces) and the
+            weighted sum is scaled by `ranks`, so DDP's gradient average is the gradient of
+            sum_i p_i f_i over the global batch, as in one process.
         probe_losses: filled by a probe pass: per-sample losses [b] at the probed weights.
         batch_size: filled by `select`: the size of the full batch it saw.
         temperature: RW-SAM's lambda.
@@ -83,6 +90,7 @@ class SharpnessPass:
     batch_size: int | None = None
     temperature: float = 1.0
     delta: float = 1e-3
+    ranks: int = 1
     selected: bool = field(default=False, repr=False)
     reduced: bool = field(default=False, repr=False)
 
@@ -94,8 +102,8 @@ class SharpnessPass:
             return batch
         return _slice(batch, self.rows(self.batch_size))
 
-    def reduce(self, losses: torch.Tensor) -> torch.Tensor | None:
-        """Scalar loss to differentiate from per-sample `losses` [b], or None for a probe."""
+    def reduce(self, losses: torch.Tensor) -> torch.Tensor:
+        """Scalar loss to differentiate from per-sample `losses` [b] (a probe: a constant 0)."""
         if losses.ndim != 1:
             raise ValueError(
                 f"reduce expects per-sample losses of shape [b], got {tuple(losses.shape)}"
@@ -103,18 +111,27 @@ class SharpnessPass:
         self.reduced = True
         if self.probe:
             self.probe_losses = losses.detach()
-            return None
+            return losses.new_zeros((), requires_grad=True)
         if self.reweight:
-            return (self.sample_weights(losses) * losses).sum()
+            return (self.sample_weights(losses) * losses).sum() * self.ranks
         return losses.mean()
 
     def sample_weights(self, losses: torch.Tensor) -> torch.Tensor:
         """RW-SAM's Gibbs weights p_i = softmax(lambda * ||grad f_i||), with the per-sample gradient
-        norm estimated by |f_i(x + delta z) - f_i(x)| / delta from the probe pass."""
+        norm estimated by |f_i(x + delta z) - f_i(x)| / delta from the probe pass. With `ranks`
+        > 1 the softmax normalizes over all ranks' samples (this rank's weights sum to <= 1)."""
         if self.probe_losses is None or self.probe_losses.shape != losses.shape:
             raise RuntimeError("RW-SAM's reweighted pass needs the probe pass's per-sample losses")
         grad_norms = (self.probe_losses - losses.detach()).abs() / self.delta
-        return torch.softmax(self.temperature * grad_norms, dim=0)
+        logits = self.temperature * grad_norms
+        if self.ranks == 1:
+            return torch.softmax(logits, dim=0)
+        top = logits.max()
+        dist.all_reduce(top, op=dist.ReduceOp.MAX)
+        exponentials = torch.exp(logits - top)
+        total = exponentials.sum()
+        dist.all_reduce(total)
+        return exponentials / total
 
     def check_honoured(self, optimizer_name: str) -> None:
         """Raise if the closure ignored this pass (did not call `select` and `reduce`)."""

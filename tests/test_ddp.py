@@ -1,4 +1,4 @@
-"""Two DDP processes (gloo, CPU) follow the same loss trajectory as one process."""
+"""Two DDP processes (gloo, CPU) follow the same loss trajectory as one process (AdamW, RW-SAM)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,22 @@ import pytest
 
 from tests.cli_helpers import DEFAULT_CONFIG, metric_column, run_train_py
 
+RWSAM = [
+    "--optimizer",
+    "optimizers.RWSAM",
+    "--optimizer.temperature",
+    "0.1",
+    "--optimizer.base_optimizer",
+    "torch.optim.AdamW",
+    "--optimizer.base_optimizer.lr",
+    "0.003",
+]
 
-def train_losses(directory: Path, devices: int, batch_size: int) -> list[float]:
-    """Per-step training losses of 12 steps of the default experiment."""
+
+def train_losses(
+    directory: Path, devices: int, batch_size: int, extra: tuple[str, ...] = ()
+) -> list[float]:
+    """Per-step training losses of 12 steps of the default experiment (plus `extra` args)."""
     strategy = ["--trainer.strategy", "ddp"] if devices > 1 else []
     result = run_train_py(
         "fit",
@@ -35,6 +48,7 @@ def train_losses(directory: Path, devices: int, batch_size: int) -> list[float]:
         str(directory),
         "--test_after_fit",
         "false",
+        *extra,
         cwd=directory,
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -49,6 +63,20 @@ def test_two_processes_match_one(tmp_path: Path) -> None:
     (tmp_path / "two").mkdir()
     single = train_losses(tmp_path / "one", devices=1, batch_size=64)
     double = train_losses(tmp_path / "two", devices=2, batch_size=32)
+    assert len(single) == len(double) == 12
+    assert single[0] > single[-1] + 0.05, "the trajectory must move for the comparison to mean much"
+    for step, (a, b) in enumerate(zip(single, double, strict=True)):
+        assert abs(a - b) < 1e-5, f"step {step}: 1 process {a} vs 2 processes {b}"
+
+
+@pytest.mark.slow
+def test_rwsam_two_processes_match_one(tmp_path: Path) -> None:
+    """RW-SAM's probe pass runs under DDP, and its Gibbs weights normalized over both ranks make
+    2 x 32 take the steps of 1 x 64."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    single = train_losses(tmp_path / "one", devices=1, batch_size=64, extra=tuple(RWSAM))
+    double = train_losses(tmp_path / "two", devices=2, batch_size=32, extra=tuple(RWSAM))
     assert len(single) == len(double) == 12
     assert single[0] > single[-1] + 0.05, "the trajectory must move for the comparison to mean much"
     for step, (a, b) in enumerate(zip(single, double, strict=True)):
