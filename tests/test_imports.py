@@ -1,0 +1,142 @@
+"""Lazy packages: what one import loads (fresh interpreters), and every public name and config
+class_path still resolving through the packages' lazy attributes."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+PROJECT = Path(__file__).resolve().parents[1]
+HEAVY = ("lightning", "torch_geometric", "pyvrp", "cvxpy")
+LAZY_PACKAGES = (
+    "callbacks",
+    "datamodules",
+    "lightning_modules",
+    "lightning_modules.char_lm",
+    "lightning_modules.constrained",
+    "lightning_modules.equivariant",
+    "lightning_modules.fsnet",
+    "lightning_modules.hephaestus",
+    "lightning_modules.mtlkd",
+    "optimizers",
+    "problems.constrained",
+    "problems.equivariant",
+    "problems.qosd",
+    "problems.vrp",
+)
+# (statement, a module it must load, top-level names or module prefixes it must not load)
+GUARANTEES = (
+    ("import optimizers", "optimizers", HEAVY),
+    ("from optimizers import SAM", "optimizers.sam", HEAVY),
+    ("import problems.equivariant.permutation_mlp", "torch", ("lightning", "lightning_modules")),
+    ("import datamodules.digits", "lightning", ("lightning_modules", "datamodules.vrp")),
+    ("import datamodules.permutation_teacher", "problems.equivariant", ("lightning_modules",)),
+    ("import lightning_modules.classifier", "lightning", ("torch_geometric", "pyvrp", "cvxpy")),
+)
+
+
+def loaded_after(statement: str) -> list[str]:
+    """The sys.modules of a fresh interpreter (run from the project root) after `statement`."""
+    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules that are one of `prefixes` or inside one of them."""
+    return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
+
+
+@pytest.mark.parametrize(("statement", "expected", "forbidden"), GUARANTEES)
+def test_one_import_loads_only_what_it_needs(
+    statement: str, expected: str, forbidden: tuple[str, ...]
+) -> None:
+    """A fresh interpreter running `statement` loads `expected` and none of `forbidden`."""
+    modules = loaded_after(statement)
+    assert expected in modules
+    assert matching(modules, forbidden) == []
+
+
+def type_checking_names(package: str) -> set[str]:
+    """Names the package's `if TYPE_CHECKING:` block imports (what type checkers see)."""
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    blocks = [node for node in tree.body if isinstance(node, ast.If)]
+    names = set()
+    for block in blocks:
+        assert ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in block.body:
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_public_names_resolve(package: str) -> None:
+    """`__all__`, `dir()` and the TYPE_CHECKING imports agree, and each name resolves."""
+    module = importlib.import_module(package)
+    public = set(module.__all__)
+    assert len(public) == len(module.__all__)
+    assert type_checking_names(package) == public
+    assert public <= set(dir(module))
+    for name in public:
+        value = getattr(module, name)
+        assert not isinstance(value, type(module)), f"{package}.{name} is a module"
+
+
+def test_unknown_name_is_an_attribute_error() -> None:
+    """A name a package does not export raises AttributeError naming it (hasattr is False)."""
+    import optimizers
+
+    with pytest.raises(AttributeError, match="'optimizers' has no attribute 'NoSuchOptimizer'"):
+        optimizers.NoSuchOptimizer  # noqa: B018
+    assert not hasattr(optimizers, "NoSuchOptimizer")
+
+
+def test_moved_layers_are_the_same_objects() -> None:
+    """The equivariant layers re-exported by lightning_modules.equivariant are problems' own."""
+    import lightning_modules.equivariant as module
+    from problems.equivariant.permutation_mlp import PermutationMLP
+    from problems.equivariant.permutation_rep import PermutationRep
+
+    assert module.PermutationMLP is PermutationMLP
+    assert module.PermutationRep is PermutationRep
+
+
+def config_class_paths() -> list[str]:
+    """Every `class_path` value in configs/ (nested ones too)."""
+    found: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("class_path"), str):
+                found.add(node["class_path"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for path in sorted((PROJECT / "configs").rglob("*.yaml")):
+        walk(yaml.safe_load(path.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def test_every_config_class_path_resolves() -> None:
+    """Each first-party class_path in configs/ names a class, through the lazy packages."""
+    paths = [p for p in config_class_paths() if not p.startswith(("lightning.", "torch."))]
+    assert {"lightning_modules.Classifier", "datamodules.DigitsDataModule"} <= set(paths)
+    for path in paths:
+        module, _, name = path.rpartition(".")
+        assert isinstance(getattr(importlib.import_module(module), name), type), path
