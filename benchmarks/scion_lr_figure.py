@@ -18,6 +18,15 @@ from benchmarks.figures import new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+# One colour per optimizer in every figure (the rho x10 sweep draws only the clipped ones).
+COLORS = {
+    "AdamW": "C0",
+    "UnconstrainedScion": "C1",
+    "UnconstrainedClippedScion": "C2",
+    "Scion": "C3",
+    "ClippedScion": "C4",
+}
+
 
 def draw_lr_sweep(payload: dict[str, Any]) -> Figure:
     """Final train (solid) and val (dashed) loss per optimizer vs lr; x = diverged on a seed."""
@@ -26,11 +35,11 @@ def draw_lr_sweep(payload: dict[str, Any]) -> Figure:
     for ax, (task, by_optimizer) in zip(figure.axes, results.items(), strict=True):
         ceiling = max(row["initial_loss"] for row in by_optimizer.values())
         for index, (name, row) in enumerate(by_optimizer.items()):
-            clipped = row["rho"] is not None
+            clipped, color = row["rho"] is not None, COLORS.get(name, f"C{5 + index}")
             style = {
-                "color": f"C{index}",
+                "color": color,
                 "marker": "s" if clipped else "o",
-                "markerfacecolor": "none" if clipped else f"C{index}",
+                "markerfacecolor": "none" if clipped else color,
                 "markersize": 8 if clipped else 5,
             }
             ok = [n == 0 for n in row["diverged_seeds"]]
@@ -43,7 +52,7 @@ def draw_lr_sweep(payload: dict[str, Any]) -> Figure:
                 ax.plot(row["lrs"], values, line, label=label, gid=f"{name}/{kind}", **style)
             bad = [lr for lr, good in zip(row["lrs"], ok, strict=True) if not good]
             height = ceiling * 1.08**index  # one row of crosses per optimizer
-            marks = {"color": f"C{index}", "markersize": 9, "label": "_nolegend_"}
+            marks = {"color": color, "markersize": 9, "label": "_nolegend_"}
             ax.plot(bad, [height] * len(bad), "x", gid=f"{name}/diverged", **marks)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -62,7 +71,7 @@ def draw_lr_sweep(payload: dict[str, Any]) -> Figure:
         ax.legend(handles=handles, fontsize=7)
     factor, seeds = config.get("rho_factor", 1.0), config["seeds"]
     figure.suptitle(
-        f"Scion family vs AdamW: constant-lr sweep, {seeds} seed{'s' * (seeds != 1)} per point, "
+        f"Constant-lr sweep, {seeds} seed{'s' * (seeds != 1)} per point; "
         f"clipped variants with rho = {factor:g} x median D"
     )
     return figure

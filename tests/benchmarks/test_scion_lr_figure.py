@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.scion_lr_figure import draw_lr_sweep
+from benchmarks.scion_lr_figure import COLORS, draw_lr_sweep
 from benchmarks.scion_lr_sweep import main
 
 LRS = [2.0**-3, 2.0**-2, 2.0**-1]
@@ -64,6 +64,15 @@ def test_labels_say_what_and_in_which_units() -> None:
     assert "2 seeds" in figure.get_suptitle() and "rho = 10 x" in figure.get_suptitle()
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert labels[:2] == ["AdamW", "ClippedScion"] and "diverged on a seed" in labels
+
+
+def test_an_optimizer_keeps_its_colour_across_sweeps() -> None:
+    """ClippedScion has one colour whether AdamW is drawn before it or not (the rho x10 sweep)."""
+    both = payload([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [0, 0, 0])
+    alone = {**both, "results": {"toy": {"ClippedScion": both["results"]["toy"]["ClippedScion"]}}}
+    for figure in (draw_lr_sweep(both), draw_lr_sweep(alone)):
+        line = next(ln for ln in figure.axes[0].get_lines() if ln.get_gid() == "ClippedScion/train")
+        assert line.get_color() == COLORS["ClippedScion"] == "C4"
 
 
 def test_plot_only_redraws_from_the_json(tmp_path: Path) -> None:
