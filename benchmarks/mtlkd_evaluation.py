@@ -37,7 +37,6 @@ import re
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,13 +47,15 @@ from torch import Tensor
 
 from benchmarks.wandb_tables import log_tables
 from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.policy_weights import build_module, export_checkpoint
+from lightning_modules.mtlkd.model_from_weights import build_module
+from lightning_modules.mtlkd.policy_weights import export_checkpoint, shipped_teacher_path
 from lightning_modules.mtlkd.r3c import r3c
-from lightning_modules.mtlkd.teacher_inference import solve
-from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule, validated_costs
+from lightning_modules.mtlkd.student_module import MTLKDStudent
+from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 from problems.vrp import cvrplib
 from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import InfeasibleSolution, validate
+from problems.vrp.routes import split_routes
+from problems.vrp.validator import validate_batch
 from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,14 +66,15 @@ BANDS = ((0, 250), (251, 500), (501, 1000))
 Solver = Callable[[VRPBatch], Tensor]
 
 
-def load_model(path: Path) -> VRPEvaluationModule:
-    """A model from a weights file, or from a Lightning checkpoint (exported on the way)."""
+def load_model(path: Path, **settings: object) -> VRPEvaluationModule:
+    """A model from a weights file, or from a Lightning checkpoint (exported on the way), built
+    with `settings` as further constructor arguments."""
     if path.suffix != ".ckpt":
-        return build_module(path)
+        return build_module(path, **settings)
     with tempfile.TemporaryDirectory() as scratch:
         exported = Path(scratch) / "exported.pt"
         export_checkpoint(path, exported)
-        return build_module(exported)
+        return build_module(exported, **settings)
 
 
 def rss_bytes() -> int:
@@ -113,8 +115,8 @@ def run(solver: Solver, instances: VRPBatch, chunk: int, name: str) -> dict[str,
             with torch.no_grad():
                 solutions = solver(part)
             seconds += time.perf_counter() - start
-            costs.append(validated_costs(part, solutions, name)[0])
-    cost = torch.cat(costs).numpy()
+            costs.append(validate_batch(part, solutions, "warn", name))
+    cost = np.concatenate(costs)
     return {
         "cost": cost,
         "feasible": float(np.isfinite(cost).mean()),
@@ -136,22 +138,20 @@ def gap_summary(result: dict[str, object], reference: np.ndarray) -> dict[str, f
 
 
 def greedy(module: VRPEvaluationModule) -> Solver:
-    return lambda batch: solve(module.policy, batch, "greedy")[0]
+    """The module's own greedy decoding (the student's without R3C)."""
+    if isinstance(module, MTLKDStudent):
+        return lambda batch: module.solve(batch, "greedy", r3c_iterations=0)
+    return lambda batch: module.solve(batch, "greedy")
 
 
 def augment(module: VRPEvaluationModule) -> Solver:
-    return lambda batch: solve(module.policy, batch, "augment")[0]
+    """The module's multi-start x 8 augmentation decoding."""
+    return lambda batch: module.solve(batch, "augment")
 
 
-def with_r3c(module: VRPEvaluationModule, budget: int, segment: tuple[int, int]) -> Solver:
-    """Greedy followed by `budget` R3C rounds (seed 0 per chunk)."""
-
-    def solver(batch: VRPBatch) -> Tensor:
-        start = solve(module.policy, batch, "greedy")[0]
-        generator = torch.Generator().manual_seed(0)
-        return r3c(module.policy, batch, start, budget, segment, generator)[0]
-
-    return solver
+def with_r3c(student: MTLKDStudent, budget: int) -> Solver:
+    """The student's greedy decoding followed by `budget` R3C rounds (its segment and seed)."""
+    return lambda batch: student.solve(batch, "greedy", r3c_iterations=budget)
 
 
 def test_set(
@@ -189,7 +189,7 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
         first = slice(0, args.augment_instances)
         augmented = {"MTPOMO x8 aug": augment(models["mtpomo"])} if args.augment_instances else {}
         if seen and args.augment_instances:
-            teacher = build_module(ROOT / "weights" / "mtlkd" / f"teacher_{name.lower()}_n50.pt")
+            teacher = build_module(shipped_teacher_path(name))
             augmented["teacher x8 aug"] = augment(teacher)
         for method, solver in augmented.items():
             result = run(solver, instances.index(first), args.chunk, method)
@@ -223,7 +223,7 @@ def r3c_stages(
     """Greedy, then R3C continued budget by budget; gap (%) and feasibility at each stage."""
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():
-        solutions = solve(student.policy, instances, "greedy")[0]
+        solutions = student.solve(instances, "greedy", r3c_iterations=0)
     out, done, seconds = {}, 0, 0.0
     for budget in (0, *args.r3c_budgets):
         start = time.perf_counter()
@@ -234,10 +234,10 @@ def r3c_stages(
                 )[0]
             done = budget
         seconds += time.perf_counter() - start
-        cost, feasible = validated_costs(instances, solutions, f"student + R3C {budget}")
-        gap = 100.0 * (cost.numpy() - reference) / reference
+        cost = validate_batch(instances, solutions, "warn", f"student + R3C {budget}")
+        gap = 100.0 * (cost - reference) / reference
         out[f"gap@{budget}"] = float(np.nanmean(gap))
-        out[f"feasible@{budget}"] = float(feasible.double().mean())
+        out[f"feasible@{budget}"] = float(np.isfinite(cost).mean())
         out[f"ms@{budget}"] = 1e3 * seconds / instances.batch_size
     return out
 
@@ -254,7 +254,7 @@ def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namesp
             solvers = {
                 "student greedy": greedy(models["student"]),
                 "MTPOMO greedy": greedy(models["mtpomo"]),
-                f"student + R3C {budget}": with_r3c(models["student"], budget, args.segment),
+                f"student + R3C {budget}": with_r3c(models["student"], budget),
             }
             rows[f"{name}/n{size}"] = {
                 method: gap_summary(run(solver, instances, chunk, method), reference)
@@ -272,22 +272,11 @@ def benchmark_solver(
     batch = cvrplib.to_batch(instance)
     start = time.perf_counter()
     with torch.no_grad():
-        sequence = solver(batch)[0].numpy()
+        solutions = solver(batch)
     seconds = time.perf_counter() - start
-    try:
-        validate(batch, sequence, name=instance.name)
-    except InfeasibleSolution as error:
-        warnings.warn(f"infeasible solution: {error}", stacklevel=2)
+    if np.isnan(validate_batch(batch, solutions, "warn", instance.name)[0]):
         return float("nan"), float("nan"), seconds
-    routes, route = [], []
-    for node in sequence[1:]:
-        if node == 0:
-            if route:
-                routes.append(route)
-            route = []
-        else:
-            route.append(int(node))
-    cost = cvrplib.route_cost(instance, routes)
+    cost = cvrplib.route_cost(instance, split_routes(solutions[0]))
     return cost, cvrplib.gap_to_bks(cost, instance.bks_cost), seconds
 
 
@@ -308,7 +297,7 @@ def real_instances(
     budget = args.large_r3c
     solvers = {
         "student greedy": greedy(models["student"]),
-        f"student + R3C {budget}": with_r3c(models["student"], budget, args.segment),
+        f"student + R3C {budget}": with_r3c(models["student"], budget),
         "MTPOMO greedy": greedy(models["mtpomo"]),
     }
     rows: dict[str, dict[str, object]] = {}
@@ -440,7 +429,10 @@ def main(argv: list[str] | None = None) -> None:
     args.segment = tuple(args.segment)
     torch.set_num_threads(args.threads)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    models = {"student": load_model(args.student), "mtpomo": load_model(args.mtpomo)}
+    models = {
+        "student": load_model(args.student, r3c_segment=args.segment),
+        "mtpomo": load_model(args.mtpomo),
+    }
     parts = {"suite": suite, "r3c": r3c_curve, "generalization": generalization}
     parts.update(cvrplib=set_x, real=vrpb_vrptw)
     tables = {}

@@ -30,9 +30,8 @@ import numpy as np
 import torch
 
 from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.policy_weights import save_weights
+from lightning_modules.mtlkd.policy_weights import load_policy, save_weights
 from lightning_modules.mtlkd.teacher_inference import solve
-from lightning_modules.mtlkd.teacher_module import POMOTeacher
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate_batch
 
@@ -162,7 +161,7 @@ def evaluate(out: Path, test: VRPBatch, reference: np.ndarray) -> dict[str, dict
     from rl4co.models.zoo.am import AttentionModelPolicy
 
     torch.set_num_threads(2)  # both trainers have finished: inference uses the whole machine
-    ours = POMOTeacher(weights=str(out / "ours.pt")).policy.eval()
+    ours = load_policy(out / "ours.pt")
     env, _ = rl4co_model()
     peer = AttentionModelPolicy(env_name=env.name, **RL4CO_POLICY)
     peer.load_state_dict(torch.load(out / "rl4co.pt", weights_only=True))

@@ -30,8 +30,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, build_module, shipped_teacher_path
-from lightning_modules.mtlkd.teacher_module import POMOTeacher
+from lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, load_policy, shipped_teacher_path
 from problems.vrp import env
 from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch
@@ -57,9 +56,9 @@ def ours(
 ) -> tuple[Callable[[], object], Callable[[object], torch.Tensor]]:
     """Greedy decode of the shipped CVRP teacher or student; returns (decode, to_sequences)."""
     if model == "optiforge MTLKDStudent":
-        policy = build_module(SHIPPED_DIR / "student_n50.pt").policy
+        policy = load_policy(SHIPPED_DIR / "student_n50.pt")
     else:
-        policy = POMOTeacher(weights=str(shipped_teacher_path("CVRP"))).policy.eval()
+        policy = load_policy(shipped_teacher_path("CVRP"))
 
     def decode() -> object:
         return policy(batch, 1, "greedy")

@@ -25,18 +25,7 @@ from matplotlib.figure import Figure
 from typing_extensions import override
 
 from problems.vrp.instance import VRPBatch
-
-
-def split_routes(solution: Sequence[int] | np.ndarray | torch.Tensor) -> list[list[int]]:
-    """Customer lists of the non-empty routes of a 0-separated node sequence."""
-    nodes = torch.as_tensor(solution).reshape(-1).tolist()
-    routes: list[list[int]] = [[]]
-    for node in nodes:
-        if node == 0:
-            routes.append([])
-        else:
-            routes[-1].append(int(node))
-    return [route for route in routes if route]
+from problems.vrp.routes import split_routes
 
 
 def route_figure(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import lightning as L
@@ -22,6 +21,8 @@ from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader, IterableDataset
 
 from problems.vrp import cvrplib
+from problems.vrp.arrays import batch_arrays, batch_from_arrays
+from problems.vrp.eval_batch import VRPEvalBatch
 from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch
 from problems.vrp.pyvrp_solver import PyVRPSolver
@@ -30,34 +31,28 @@ from problems.vrp.variants import ALL_VARIANTS, variant
 SPLITS = ("val", "test")
 
 
-@dataclass(frozen=True)
-class VRPEvalBatch:
-    """Evaluation instances with their reference.
-
-    Attributes:
-        instances: the instances [B] in model units.
-        reference_cost: PyVRP cost (generated sets) or BKS / scale (CVRPLIB) [B]; NaN if none.
-        scale: instance units per model unit [B] (1 for generated instances).
-        name: "CVRP/n20" for a generated set, "CVRP/X-n101-k25" for a CVRPLIB instance.
-    """
-
-    instances: VRPBatch
-    reference_cost: torch.Tensor
-    scale: torch.Tensor
-    name: str
-
-    def to(self, device: torch.device | str) -> VRPEvalBatch:
-        return VRPEvalBatch(
-            self.instances.to(device),
-            self.reference_cost.to(device),
-            self.scale.to(device),
-            self.name,
-        )
-
-
 def derived_seed(*keys: int) -> int:
     """A 63-bit seed that depends on every key (no collisions between nearby tuples)."""
     return int(np.random.SeedSequence(list(keys)).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+def _cvrplib_set(entry: str, data_dir: str | None) -> VRPEvalBatch:
+    """The CVRPLIB test instance `entry` ("CVRP/X-n101-k25") with its BKS, read when the
+    datamodule is built so that a missing or malformed file stops a run before it writes."""
+    benchmark, _, name = entry.partition("/")
+    if benchmark not in cvrplib.BENCHMARKS or not name:
+        raise ValueError(
+            f"cvrplib_instances: {entry!r} must be '<benchmark>/<name>' with benchmark in "
+            f"{list(cvrplib.BENCHMARKS)}"
+        )
+    try:
+        instance = cvrplib.load_instance(benchmark, name, data_dir)
+        batch = cvrplib.to_batch(instance)
+    except Exception as error:  # vrplib raises many types on a malformed file; one line here
+        raise ValueError(f"cvrplib_instances: {entry!r} cannot be read: {error}") from error
+    scale = torch.tensor([instance.scale], dtype=torch.float64)
+    cost = torch.tensor([instance.bks_cost], dtype=torch.float64) / scale
+    return VRPEvalBatch(batch, cost, scale, entry)
 
 
 class GeneratedBatches(IterableDataset):
@@ -108,13 +103,7 @@ class EvalChunks(IterableDataset):
     def __iter__(self) -> Iterator[VRPEvalBatch]:
         for item in self.sets:
             for start in range(0, item.instances.batch_size, self.batch_size):
-                rows = slice(start, start + self.batch_size)
-                yield VRPEvalBatch(
-                    item.instances.index(rows),
-                    item.reference_cost[rows],
-                    item.scale[rows],
-                    item.name,
-                )
+                yield item.index(slice(start, start + self.batch_size))
 
 
 class VRPDataModule(L.LightningDataModule):
@@ -189,13 +178,7 @@ class VRPDataModule(L.LightningDataModule):
             raise ValueError(
                 f"reference_time_limit must be > 0 or None, got {reference_time_limit}"
             )
-        for entry in cvrplib_instances or []:
-            benchmark, _, name = entry.partition("/")
-            if benchmark not in cvrplib.BENCHMARKS or not name:
-                raise ValueError(
-                    f"cvrplib_instances: {entry!r} must be '<benchmark>/<name>' with benchmark in "
-                    f"{list(cvrplib.BENCHMARKS)}"
-                )
+        cvrplib_sets = [_cvrplib_set(entry, cvrplib_dir) for entry in cvrplib_instances or []]
         self.save_hyperparameters()
         self.train_variants = train_variants
         self.num_customers = num_customers
@@ -213,6 +196,7 @@ class VRPDataModule(L.LightningDataModule):
         self.mixed_backhaul = mixed_backhaul
         self.seed = seed
         self.eval_sets: dict[str, list[VRPEvalBatch]] = {}
+        self._cvrplib_sets = cvrplib_sets
 
     @property
     def eval_names(self) -> list[str]:
@@ -266,7 +250,7 @@ class VRPDataModule(L.LightningDataModule):
             sequences = np.zeros((count, max(len(s.sequence) for s in solutions)), dtype=np.int64)
             for row, solution in enumerate(solutions):
                 sequences[row, : len(solution.sequence)] = solution.sequence
-        arrays = {f.name: getattr(batch, f.name).numpy() for f in fields(VRPBatch)}
+        arrays = batch_arrays(batch)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.npz")
         np.savez(partial, reference_cost=costs, reference_solution=sequences, **arrays)
@@ -278,20 +262,10 @@ class VRPDataModule(L.LightningDataModule):
         if not path.is_file():
             raise FileNotFoundError(f"cache_dir: no {path}; call prepare_data() first")
         with np.load(path) as data:
-            batch = VRPBatch(**{f.name: torch.from_numpy(data[f.name]) for f in fields(VRPBatch)})
+            batch = batch_from_arrays(data)
             cost = torch.from_numpy(data["reference_cost"])
         batch.check(str(path))
         return VRPEvalBatch(batch, cost, torch.ones_like(cost), f"{name}/n{size}")
-
-    def _cvrplib_sets(self) -> list[VRPEvalBatch]:
-        sets = []
-        for entry in self.cvrplib_instances:
-            benchmark, _, name = entry.partition("/")
-            instance = cvrplib.load_instance(benchmark, name, self.cvrplib_dir)
-            scale = torch.tensor([instance.scale], dtype=torch.float64)
-            cost = torch.tensor([instance.bks_cost], dtype=torch.float64) / scale
-            sets.append(VRPEvalBatch(cvrplib.to_batch(instance), cost, scale, entry))
-        return sets
 
     def setup(self, stage: str | None = None) -> None:
         if stage in (None, "fit", "validate"):
@@ -302,7 +276,7 @@ class VRPDataModule(L.LightningDataModule):
             self.eval_sets["test"] = [
                 self.load_set("test", v, n) for v in self.eval_variants for n in self.eval_sizes
             ]
-            self.eval_sets["cvrplib"] = self._cvrplib_sets()
+            self.eval_sets["cvrplib"] = self._cvrplib_sets
 
     def _epoch(self) -> int:
         return 0 if self.trainer is None else self.trainer.current_epoch

@@ -1,28 +1,33 @@
-"""Weights-only files of the MTL-KD models: what `weights/mtlkd/*.pt` hold, and checks.
+"""Weights-only files of the MTL-KD models: what the shipped `weights/*.pt` hold, and checks.
 
-A file is {"model", "hyper_parameters", "state_dict", "feature_layout", "epoch",
+A file is {"model", "hyper_parameters", "state_dict", "feature_layout", "variants", "epoch",
 "global_step"}: the model class ("POMOTeacher" for the teachers and the MTPOMO-style baseline,
 "MTLKDStudent" for the student), its architecture (the module's saved hyperparameters), the
-weights, the input layout it was trained with (`features.py` sizes), and where training
-stopped; no optimizer state and no teachers. Loading refuses a file of another model class,
-architecture or feature layout, naming the field, instead of failing inside `load_state_dict`
-or, worse, decoding with shifted inputs. Files written before the "model" field are teacher
-files.
+weights, the input layout it was trained with (`features.py` sizes), the variants it was
+trained on (None if unknown), and where training stopped; no optimizer state and no teachers.
+Loading refuses a file of another model class, architecture or feature layout, naming the
+field, instead of failing inside `load_state_dict` or, worse, decoding with shifted inputs.
+Files written before the "model" field are teacher files.
+
+Shipped files are package data in `lightning_modules/mtlkd/weights/` (`SHIPPED_DIR`), so they
+are found after a plain `pip install`. `resolve_weights` maps a path to a file: as given when it
+exists, else a relative `weights/mtlkd/<name>.pt` (the name configs and docs use) is looked up
+in `SHIPPED_DIR`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from pathlib import Path, PurePosixPath
 
 import torch
+from lightning import LightningModule
 
 from lightning_modules.mtlkd.features import CONTEXT_FEATURES, CUSTOMER_FEATURES, DEPOT_FEATURES
+from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 
-if TYPE_CHECKING:
-    from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
-
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "weights" / "mtlkd"
+SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
+SHIPPED_PREFIX = PurePosixPath("weights/mtlkd")
 ARCHITECTURES: dict[str, tuple[str, ...]] = {
     "POMOTeacher": ("embed_dim", "num_layers", "num_heads", "ff_dim", "norm", "logit_clip"),
     "MTLKDStudent": ("embed_dim", "encoder_layers", "decoder_layers", "num_heads", "ff_dim"),
@@ -34,9 +39,33 @@ FEATURE_LAYOUT = {
 }
 
 
+class MissingWeightsFile(FileNotFoundError, ValueError):
+    """A weights path that names no file: a missing file and a bad setting at once (the CLI
+    reports a constructor's ValueError in one line before anything is written)."""
+
+
 def shipped_teacher_path(variant_name: str, num_customers: int = 50) -> Path:
     """Path of the shipped teacher of `variant_name` (e.g. "CVRP") at size `num_customers`."""
     return SHIPPED_DIR / f"teacher_{variant_name.lower()}_n{num_customers}.pt"
+
+
+def resolve_weights(path: str | Path) -> Path:
+    """`path` if it exists; else, for a relative `weights/mtlkd/<name>.pt`, the shipped file of
+    that name (installed as package data); else `path` unchanged (the reader reports it)."""
+    path = Path(path)
+    if path.exists() or path.is_absolute():
+        return path
+    relative = PurePosixPath(path.as_posix())
+    if relative.parent == SHIPPED_PREFIX and (SHIPPED_DIR / relative.name).is_file():
+        return SHIPPED_DIR / relative.name
+    return path
+
+
+def trained_variants(train_variants: str | list[str] | None) -> list[str] | None:
+    """A datamodule's `train_variants` as a list of names (None stays unknown)."""
+    if train_variants is None:
+        return None
+    return [train_variants] if isinstance(train_variants, str) else list(train_variants)
 
 
 def model_of(hparams: dict) -> str:
@@ -47,24 +76,37 @@ def model_of(hparams: dict) -> str:
     raise ValueError(f"hyper_parameters {sorted(hparams)} match none of {list(ARCHITECTURES)}")
 
 
-def _blob(hparams: dict, state_dict: dict, epoch: int | None, global_step: int | None) -> dict:
+def _blob(
+    hparams: dict,
+    state_dict: dict,
+    variants: list[str] | None,
+    epoch: int | None,
+    global_step: int | None,
+) -> dict:
     model = model_of(hparams)
     return {
         "model": model,
         "hyper_parameters": {key: hparams[key] for key in ARCHITECTURES[model]},
         "state_dict": {key: value.detach().cpu() for key, value in state_dict.items()},
         "feature_layout": dict(FEATURE_LAYOUT),
+        "variants": variants,
         "epoch": epoch,
         "global_step": global_step,
     }
 
 
-def save_weights(module: VRPEvaluationModule, path: str | Path) -> None:
-    """Write `module`'s class, architecture, weights and feature layout to `path`."""
+def save_weights(
+    module: LightningModule, path: str | Path, variants: list[str] | None = None
+) -> None:
+    """Write `module`'s class, architecture, weights, feature layout and training `variants`
+    (None: its trainer's datamodule's `train_variants` when attached, else unknown) to `path`."""
     attached = module._trainer is not None
     epoch = module.current_epoch if attached else None
     step = module.global_step if attached else None
-    torch.save(_blob(dict(module.hparams), module.state_dict(), epoch, step), path)
+    if variants is None and attached:
+        data = getattr(module.trainer, "datamodule", None)
+        variants = trained_variants(getattr(data, "train_variants", None))
+    torch.save(_blob(dict(module.hparams), module.state_dict(), variants, epoch, step), path)
 
 
 def export_checkpoint(checkpoint: str | Path, path: str | Path) -> None:
@@ -76,30 +118,41 @@ def export_checkpoint(checkpoint: str | Path, path: str | Path) -> None:
         raise ValueError(
             f"checkpoint: {checkpoint} has feature layout {layout}, not {FEATURE_LAYOUT}"
         )
-    blob = _blob(ckpt["hyper_parameters"], ckpt["state_dict"], ckpt["epoch"], ckpt["global_step"])
+    data = ckpt.get("datamodule_hyper_parameters", {})
+    variants = trained_variants(data.get("train_variants"))
+    hparams, weights = ckpt["hyper_parameters"], ckpt["state_dict"]
+    blob = _blob(hparams, weights, variants, ckpt["epoch"], ckpt["global_step"])
     torch.save(blob, path)
 
 
-def read_weights(path: str | Path) -> dict:
-    """The blob in `path` after checking that it is an MTL-KD weights file."""
-    path = Path(path)
+def read_weights(path: str | Path, field: str = "weights") -> dict:
+    """The blob in `path` (see `resolve_weights`) after checking that it is an MTL-KD weights
+    file; errors name `field`, the setting the path came from."""
+    path = resolve_weights(path)
     if not path.is_file():
-        raise FileNotFoundError(f"weights: no file {path}")
-    blob = torch.load(path, map_location="cpu", weights_only=True)
+        raise MissingWeightsFile(f"{field}: no file {path}")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # pickle, zip and torch errors alike: not a weights file
+        raise ValueError(f"{field}: {path} is not a torch weights file ({error})") from error
+    if not isinstance(blob, dict):
+        raise ValueError(f"{field}: {path} is not an MTL-KD weights file (no dict inside)")
     missing = {"hyper_parameters", "state_dict", "feature_layout"} - set(blob)
     if missing:
-        raise ValueError(f"weights: {path} is not an MTL-KD weights file (missing {missing})")
+        raise ValueError(f"{field}: {path} is not an MTL-KD weights file (missing {missing})")
     blob.setdefault("model", "POMOTeacher")
+    blob.setdefault("variants", None)
+    if blob["model"] not in ARCHITECTURES:
+        raise ValueError(
+            f"{field}: {path} holds a {blob['model']!r}, not one of {list(ARCHITECTURES)}"
+        )
     return blob
 
 
-def load_weights(module: VRPEvaluationModule, path: str | Path) -> None:
-    """Copy the weights in `path` into `module`; another model class, architecture or feature
-    layout raises naming the field and both values."""
-    blob = read_weights(path)
-    model = type(module).__name__
+def check_blob(blob: dict, model: str, path: str | Path, field: str = "weights") -> None:
+    """Refuse a blob of another model class or feature layout, naming `field` and both values."""
     if blob["model"] != model:
-        raise ValueError(f"weights: {path} holds a {blob['model']}, this model is a {model}")
+        raise ValueError(f"{field}: {path} holds a {blob['model']}, this model is a {model}")
     layout = blob["feature_layout"]
     for key, size in FEATURE_LAYOUT.items():
         if layout.get(key) != size:
@@ -108,6 +161,14 @@ def load_weights(module: VRPEvaluationModule, path: str | Path) -> None:
                 f"model's layout has {size} (features.py changed): retrain or use a matching "
                 "checkpoint"
             )
+
+
+def load_weights(module: LightningModule, path: str | Path) -> None:
+    """Copy the weights in `path` into `module`; another model class, architecture or feature
+    layout raises naming the field and both values."""
+    blob = read_weights(path)
+    model = type(module).__name__
+    check_blob(blob, model, path)
     for key in ARCHITECTURES[model]:
         saved = blob["hyper_parameters"].get(key)
         if saved != module.hparams[key]:
@@ -117,16 +178,29 @@ def load_weights(module: VRPEvaluationModule, path: str | Path) -> None:
     module.load_state_dict(blob["state_dict"])
 
 
-def build_module(path: str | Path) -> VRPEvaluationModule:
-    """The model a weights file describes, built with its architecture and loaded, in eval
-    mode: `build_module("weights/mtlkd/student_n50.pt")`."""
-    import lightning_modules
+def load_policy(path: str | Path, field: str = "weights") -> POMOPolicy | HeavyDecoderPolicy:
+    """The policy network of a weights file, built with its architecture and loaded, in eval
+    mode (no LightningModule): a teacher's `POMOPolicy` or the student's `HeavyDecoderPolicy`.
+    A file of the wrong kind, layout or tensor shapes raises naming `field` and `path`."""
+    return policy_from_blob(read_weights(path, field), path, field)
 
-    blob = read_weights(path)
-    module = getattr(lightning_modules, blob["model"])(
-        weights=str(path), **blob["hyper_parameters"]
-    )
-    return module.eval()
+
+def policy_from_blob(
+    blob: dict, path: str | Path, field: str = "weights"
+) -> POMOPolicy | HeavyDecoderPolicy:
+    """`load_policy` of a blob already read by `read_weights`."""
+    check_blob(blob, blob["model"], path, field)
+    policy_class = {"POMOTeacher": POMOPolicy, "MTLKDStudent": HeavyDecoderPolicy}[blob["model"]]
+    with torch.random.fork_rng(devices=[]):  # loading must not move the caller's seed
+        policy = policy_class(**blob["hyper_parameters"])
+    prefix = "policy."
+    weights = {k[len(prefix) :]: v for k, v in blob["state_dict"].items() if k.startswith(prefix)}
+    try:
+        policy.load_state_dict(weights)
+    except RuntimeError as error:
+        last = str(error).strip().splitlines()[-1].strip()
+        raise ValueError(f"{field}: {path} does not fit its architecture: {last}") from None
+    return policy.eval()
 
 
 if __name__ == "__main__":

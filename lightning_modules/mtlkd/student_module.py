@@ -17,8 +17,10 @@ which fights exposure bias) cost a full heavy-decoder rollout per batch; a windo
 instead of the whole trajectory is LEHD's trick (it trains on random partial solutions) and
 makes a batch cost O(window) heavy-decoder steps, which is what makes CPU training feasible.
 
-Teachers are loaded when fitting starts (from `teachers`, default the shipped n = 50
-weights of the 6 seen variants) and are not part of the student's checkpoint. Checkpoints
+Teachers are policies read from their weights files when the student is built (from `teachers`,
+default the shipped n = 50 weights of the 6 seen variants), so a missing file, a file that is
+not a teacher, or a teacher trained on another variant stops a run before anything is written;
+they are not part of the student's checkpoint. Checkpoints
 record the input feature layout; evaluating one trained with another layout is refused.
 Evaluation: greedy, multi-start or multi-start x 8 augmentation, optionally followed by
 `r3c_iterations` rounds of R3C, through `VRPEvaluationModule` (validator-checked).
@@ -35,12 +37,13 @@ from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distilla
 from lightning_modules.mtlkd.policy_weights import (
     FEATURE_LAYOUT,
     load_weights,
+    policy_from_blob,
+    read_weights,
     shipped_teacher_path,
 )
 from lightning_modules.mtlkd.r3c import r3c
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from lightning_modules.mtlkd.teacher_inference import INFERENCE_MODES, InferenceMode, solve
-from lightning_modules.mtlkd.teacher_module import POMOTeacher
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 from problems.vrp import env
@@ -51,13 +54,29 @@ Trajectory = Literal["teacher", "student"]
 TRAJECTORIES: tuple[str, ...] = ("teacher", "student")
 
 
+def load_teacher(name: str, path: str) -> POMOPolicy:
+    """The frozen teacher policy of variant `name` from `path`; a file that is missing, not a
+    teacher, or a teacher of other variants raises naming `model.teachers`."""
+    field = f"model.teachers[{name}]"
+    variant(name)  # an unknown variant name raises, listing the 16
+    blob = read_weights(path, field)
+    if blob["model"] != "POMOTeacher":
+        raise ValueError(f"{field}: {path} holds a {blob['model']}, not a POMOTeacher")
+    if blob["variants"] is not None and blob["variants"] != [name]:
+        raise ValueError(f"{field}: {path} is a teacher of {blob['variants']}, not of {name}")
+    policy = policy_from_blob(blob, path, field)
+    policy.requires_grad_(False)
+    return policy
+
+
 class MTLKDStudent(VRPEvaluationModule):
     """Heavy-decoder multi-task student trained by per-step policy distillation.
 
     Args:
         embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim: `HeavyDecoderPolicy`.
-        teachers: variant name -> teacher weights file; None = the shipped n = 50 teachers of
-            the 6 seen variants. A training instance whose variant has no teacher raises.
+        teachers: variant name -> teacher weights file (a POMOTeacher's, trained on that
+            variant when the file records it); None = the shipped n = 50 teachers of the 6
+            seen variants. A training instance whose variant has no teacher raises.
         kd_direction: "forward" (KL(teacher || student), default) or "reverse".
         temperature: tau > 0 of the distillation.
         trajectory: who rolls out the distilled states: "teacher" (sampled) or "student".
@@ -118,8 +137,7 @@ class MTLKDStudent(VRPEvaluationModule):
                 f"model.r3c_segment must be (min, max), 1 <= min <= max, got {r3c_segment}"
             )
         teachers = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
-        for name in teachers:
-            variant(name)  # an unknown variant name raises, listing the 16
+        teacher_policies = {name: load_teacher(name, path) for name, path in teachers.items()}
         self.save_hyperparameters(
             ignore=["val_inference", "test_inference", "r3c_iterations", "weights"]
         )
@@ -127,7 +145,7 @@ class MTLKDStudent(VRPEvaluationModule):
             embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim
         )
         self.teacher_files = dict(teachers)
-        self.teachers: dict[str, POMOPolicy] = {}
+        self.teachers: dict[str, POMOPolicy] = teacher_policies
         self.kd_direction = kd_direction
         self.temperature = temperature
         self.trajectory = trajectory
@@ -139,17 +157,6 @@ class MTLKDStudent(VRPEvaluationModule):
         self.r3c_seed = r3c_seed
         if weights is not None:
             load_weights(self, weights)
-
-    def load_teachers(self) -> None:
-        """Load the frozen teachers (kept out of the checkpoint) on this module's device."""
-        for name, path in self.teacher_files.items():
-            policy = POMOTeacher(weights=path).policy.to(self.device).eval()
-            policy.requires_grad_(False)
-            self.teachers[name] = policy
-
-    def setup(self, stage: str) -> None:
-        if stage == "fit" and not self.teachers:
-            self.load_teachers()
 
     def on_fit_start(self) -> None:
         for policy in self.teachers.values():
@@ -165,20 +172,18 @@ class MTLKDStudent(VRPEvaluationModule):
         width = steps if self.window is None else min(self.window, steps)
         first = int(torch.randint(0, steps - width + 1, ()))
         state = env.reset(batch, 1, prefix=actions[:, :first] if first else None)
-        h_student = self.policy.encode(batch)
+        student_cache = self.policy.precompute(batch)
         with torch.no_grad():
-            h_teacher = teacher.encode(batch)
-            cache = teacher.decoder.precompute(h_teacher)
-        total = torch.zeros((), device=h_student.device)
-        count = torch.zeros((), device=h_student.device)
+            teacher_cache = teacher.precompute(batch)
+        total = torch.zeros((), device=actions.device)
+        count = torch.zeros((), device=actions.device)
         for t in range(first, first + width):
             active = ~env.done(state)
-            student = self.policy.step_log_probs(h_student, state)
+            mask = env.action_mask(state)
+            student = self.policy.step(student_cache, state, mask)
             with torch.no_grad():
-                target = teacher.step_log_probs(h_teacher, cache, state)
-            kl = distillation_kl(
-                student, target, env.action_mask(state), self.temperature, self.kd_direction
-            )
+                target = teacher.step(teacher_cache, state, mask)
+            kl = distillation_kl(student, target, mask, self.temperature, self.kd_direction)
             total = total + (kl * active).sum()
             count = count + active.sum()
             state = env.step(state, actions[:, t])
@@ -204,13 +209,17 @@ class MTLKDStudent(VRPEvaluationModule):
         self.log("train/loss", loss, prog_bar=True, batch_size=batch.batch_size)
         return loss
 
-    def solve_instances(self, instances: VRPBatch, split: str) -> Tensor:
-        solutions = solve(self.policy, instances, self.inference[split], self.num_starts)[0]
-        if self.r3c_iterations:
+    def solve(
+        self, instances: VRPBatch, mode: InferenceMode, r3c_iterations: int | None = None
+    ) -> Tensor:
+        """`mode`'s solutions, then `r3c_iterations` R3C rounds (None = the module's own)."""
+        solutions = solve(self.policy, instances, mode, self.num_starts)[0]
+        rounds = self.r3c_iterations if r3c_iterations is None else r3c_iterations
+        if rounds:
             generator = torch.Generator().manual_seed(self.r3c_seed)
-            solutions = r3c(
-                self.policy, instances, solutions, self.r3c_iterations, self.r3c_segment, generator
-            )[0]
+            solutions = r3c(self.policy, instances, solutions, rounds, self.r3c_segment, generator)[
+                0
+            ]
         return solutions
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:

@@ -16,6 +16,9 @@ across sizes (LEHD); a step costs O(L K^2 d) per row with K the nodes still rema
 
 Variant attributes reach the model only as features, so an unseen combination of O, B, L, TW is
 decoded zero-shot with the same weights.
+
+Public interface (shared with the teachers): `precompute(batch)` encodes once into a cache,
+`step(cache, state, mask)` gives log pi [R, N] of one decoding step.
 """
 
 from __future__ import annotations
@@ -102,9 +105,15 @@ class HeavyDecoderPolicy(nn.Module):
             h = layer(h)
         return h
 
-    def step_log_probs(self, h: Tensor, state: VRPState) -> Tensor:
-        """log pi(. | s_t) [R, N] for every row of `state` (illegal actions -inf); `h` are the
-        embeddings of the B distinct instances, `state.instance` maps rows to them.
+    def precompute(self, batch: VRPBatch) -> Tensor:
+        """Encode `batch` once; the cache of every `step` is the node embeddings [B, N, d]
+        (the heavy decoder recomputes everything else at each step)."""
+        return self.encode(batch)
+
+    def step(self, h: Tensor, state: VRPState, mask: Tensor) -> Tensor:
+        """log pi(. | s_t) [R, N] for every row of `state`; `h` are the embeddings of the B
+        distinct instances (`state.instance` maps rows to them), `mask` [R, N] the env's
+        `action_mask(state)` (True = legal; illegal actions get -inf).
 
         Only the depot and the unvisited customers enter the decoder: each row's remaining
         nodes are gathered to the front (in node order) and padded to the longest row's count,
@@ -124,14 +133,13 @@ class HeavyDecoderPolicy(nn.Module):
             x = layer(x, visible)
         kept = self.score(self.norm_out(x[:, 1:])).squeeze(-1).masked_fill(padding, float("-inf"))
         scores = torch.full_like(remaining, float("-inf"), dtype=kept.dtype).scatter(1, order, kept)
-        mask = env.action_mask(state)
         return torch.log_softmax(scores.masked_fill(~mask, float("-inf")), -1)
 
     def decode_from(
         self, h: Tensor, state: VRPState, decode: Decode, actions: Tensor | None = None
     ) -> Rollout:
         """Finish `state` (e.g. a prefix, or POMO starts) with this policy."""
-        return roll_out(lambda s: self.step_log_probs(h, s), state, decode, actions)
+        return roll_out(lambda s: self.step(h, s, env.action_mask(s)), state, decode, actions)
 
     def forward(
         self,

@@ -51,9 +51,10 @@ class POMOTeacher(VRPEvaluationModule):
             customers) when None, otherwise at most this many (n starts are many at n = 1000).
         val_inference: "greedy", "multistart" or "augment" (multi-start x 8 symmetries).
         test_inference: the same choice for `test`.
-        weights: a weights-only file written by `policy_weights.save_weights` (e.g.
-            the shipped `weights/mtlkd/teacher_cvrp_n50.pt`) to start from; its architecture
-            and feature layout must equal this model's. Not stored in the hyperparameters.
+        weights: a weights-only file written by `policy_weights.save_weights` (e.g. the
+            shipped `weights/mtlkd/teacher_cvrp_n50.pt`, see `policy_weights.resolve_weights`)
+            to start from; its architecture and feature layout must equal this model's. Not
+            stored in the hyperparameters.
     """
 
     def __init__(
@@ -112,5 +113,5 @@ class POMOTeacher(VRPEvaluationModule):
         self.log("train/cost", cost.mean(), on_step=True, on_epoch=True, batch_size=size)
         return loss
 
-    def solve_instances(self, instances: VRPBatch, split: str) -> Tensor:
-        return solve(self.policy, instances, self.inference[split], self.num_starts)[0]
+    def solve(self, instances: VRPBatch, mode: InferenceMode) -> Tensor:
+        return solve(self.policy, instances, mode, self.num_starts)[0]

@@ -8,9 +8,14 @@ every action comes from `problems.vrp.env.action_mask`; the policy never decides
 Rollout layout (the env's): B instances, S starts, R = S * B rows, row r = s * B + b. With
 S > 1 the env's reset has already sent start s to customer s + 1 (POMO's forced first node,
 not part of the log-likelihood); with S = 1 decoding starts at the depot.
+
+Public interface (shared with the student): `precompute(batch)` encodes once into a cache,
+`step(cache, state, mask)` gives log pi [R, N] of one decoding step.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
@@ -29,6 +34,15 @@ from lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
 from problems.vrp import env
 from problems.vrp.env import VRPState
 from problems.vrp.instance import VRPBatch
+
+
+@dataclass(frozen=True)
+class TeacherCache:
+    """What `POMOPolicy.precompute` computes once per batch: node embeddings [B, N, d] and the
+    pointer decoder's keys and values of them."""
+
+    embeddings: Tensor
+    decoder: DecoderCache
 
 
 class POMOPolicy(nn.Module):
@@ -62,15 +76,22 @@ class POMOPolicy(nn.Module):
         """Node embeddings [B, N, d]."""
         return self.encoder(depot_features(batch), customer_features(batch))
 
-    def step_log_probs(self, h: Tensor, cache: DecoderCache, state: VRPState) -> Tensor:
-        """log pi(. | s_t) [R, N] for every row of `state` (illegal actions -inf)."""
+    def precompute(self, batch: VRPBatch) -> TeacherCache:
+        """Encode `batch` once: embeddings and the decoder's projections, for every `step`."""
+        h = self.encode(batch)
+        return TeacherCache(h, self.decoder.precompute(h))
+
+    def step(self, cache: TeacherCache, state: VRPState, mask: Tensor) -> Tensor:
+        """log pi(. | s_t) [R, N] for every row of `state`; `mask` [R, N] is the env's
+        `action_mask(state)` (True = legal; illegal actions get -inf)."""
+        h = cache.embeddings
         b, _, d = h.shape
         s = state.num_rows // b
         current = state.current.view(s, b).T  # [B, S]
         h_current = h.gather(1, current[..., None].expand(-1, -1, d))
         context = context_features(state).view(s, b, -1).transpose(0, 1)
-        mask = env.action_mask(state).view(s, b, -1).transpose(0, 1)
-        log_p = self.decoder(cache, torch.cat([h_current, context], -1), mask)
+        mask = mask.view(s, b, -1).transpose(0, 1)
+        log_p = self.decoder(cache.decoder, torch.cat([h_current, context], -1), mask)
         return log_p.transpose(0, 1).reshape(state.num_rows, -1)
 
     def forward(
@@ -86,7 +107,6 @@ class POMOPolicy(nn.Module):
         [R, T] (e.g. a previous `Rollout.actions`), the policy is teacher-forced along them
         instead and returns their log-likelihood; an illegal forced action raises.
         """
-        h = self.encode(batch)
-        cache = self.decoder.precompute(h)
+        cache = self.precompute(batch)
         state = env.reset(batch, num_starts)
-        return roll_out(lambda s: self.step_log_probs(h, cache, s), state, decode, actions)
+        return roll_out(lambda s: self.step(cache, s, env.action_mask(s)), state, decode, actions)

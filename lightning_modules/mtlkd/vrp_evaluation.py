@@ -1,55 +1,42 @@
 """Validation and test of every MTL-KD model (teachers, MTPOMO baseline, student): one path.
 
-A subclass says how it solves a batch of instances (`solve_instances`); this base times it,
+A subclass says how it solves a batch of instances in an inference mode (`solve`, also the
+public entry of the benchmarks); this base times it in each split's mode,
 checks every solution with the independent `problems.vrp.validator`, and logs per evaluation
 set name `<split>/<name>/{cost,gap,feasible,ms_per_instance}` (e.g. `test/VRPTW/n50/gap`) and
 over all sets `<split>/{cost,gap,feasible}`; `gap` is in percent to the set's reference (PyVRP
 or BKS), `feasible` the share of solutions the validator accepts (an infeasible solution is
 reported with a warning and excluded from cost and gap). `test_step` returns {"instances",
-"solutions", "costs", "name"} for `callbacks.VRPRoutePlot`.
+"solutions", "costs", "name"} for `callbacks.VRPRoutePlot`. `test` (and `train.py validate`)
+print one compact table, a row per set (`evaluation_table`), instead of Lightning's table per
+dataloader.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
-from typing import TYPE_CHECKING
 
 import lightning as L
-import numpy as np
 import torch
+from lightning.pytorch.trainer.states import TrainerFn
 from torch import Tensor, nn
 from torchmetrics import MeanMetric
 
+from lightning_modules.mtlkd.evaluation_table import print_evaluation_table
+from lightning_modules.mtlkd.teacher_inference import InferenceMode
+from problems.vrp.eval_batch import VRPEvalBatch
 from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import InfeasibleSolution, validate
-
-if TYPE_CHECKING:
-    from datamodules.vrp import VRPEvalBatch
+from problems.vrp.validator import validate_batch
 
 EVAL_METRICS = ("cost", "gap", "feasible")
 SPLITS = ("val", "test")
 
 
-def validated_costs(
-    instances: VRPBatch, solutions: Tensor, solver: str = "solver"
-) -> tuple[Tensor, Tensor]:
-    """Validator costs [B] (NaN where infeasible, with a warning naming `solver`) and
-    feasibility [B] bool of `solutions` [B, T]; returned on the solutions' device."""
-    cpu = instances.to("cpu")
-    sequences = solutions.cpu().numpy()
-    costs = np.full(instances.batch_size, np.nan)
-    for row in range(instances.batch_size):
-        try:
-            costs[row] = validate(cpu.index(row), sequences[row], name=f"instance {row}")
-        except InfeasibleSolution as error:
-            warnings.warn(f"{solver}: infeasible solution: {error}", stacklevel=2)
-    cost = torch.from_numpy(costs).to(solutions.device)
-    return cost, cost.isfinite()
-
-
 class VRPEvaluationModule(L.LightningModule):
-    """LightningModule base with validator-checked VRP evaluation (see the module doc)."""
+    """LightningModule base with validator-checked VRP evaluation (see the module doc).
+
+    Subclasses set `self.inference` = {"val": mode, "test": mode} and implement `solve`.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,10 +44,16 @@ class VRPEvaluationModule(L.LightningModule):
             {f"{split}_{name}": MeanMetric(nan_strategy="ignore") for split in SPLITS
              for name in EVAL_METRICS}
         )  # fmt: skip
+        self.inference: dict[str, InferenceMode] = {"val": "greedy", "test": "greedy"}
+        self._compact_table = False
+
+    def solve(self, instances: VRPBatch, mode: InferenceMode) -> Tensor:
+        """Node sequences [B, T] (validator format) for `instances` decoded in `mode`."""
+        raise NotImplementedError
 
     def solve_instances(self, instances: VRPBatch, split: str) -> Tensor:
-        """Node sequences [B, T] (validator format) for `instances` in `split`'s mode."""
-        raise NotImplementedError
+        """`solve` in `split`'s inference mode (what validation and test report)."""
+        return self.solve(instances, self.inference[split])
 
     def _evaluate(self, batch: VRPEvalBatch, split: str) -> dict[str, object]:
         instances = batch.instances
@@ -68,9 +61,10 @@ class VRPEvaluationModule(L.LightningModule):
         with torch.no_grad():
             solutions = self.solve_instances(instances, split)
         per_instance = torch.tensor(1e3 * (time.perf_counter() - start) / instances.batch_size)
-        cost, feasible = validated_costs(instances, solutions, type(self).__name__)
+        costs = validate_batch(instances, solutions, "warn", type(self).__name__)
+        cost = torch.from_numpy(costs).to(solutions.device)
         gap = 100.0 * (cost - batch.reference_cost) / batch.reference_cost
-        values = {"cost": cost, "gap": gap, "feasible": feasible.double()}
+        values = {"cost": cost, "gap": gap, "feasible": cost.isfinite().double()}
         for name, value in values.items():
             self.metrics[f"{split}_{name}"].update(value)
             known = value[value.isfinite()]
@@ -112,3 +106,24 @@ class VRPEvaluationModule(L.LightningModule):
 
     def on_test_epoch_end(self) -> None:
         self._log_totals("test")
+
+    def on_validation_start(self) -> None:
+        if self.trainer.state.fn == TrainerFn.VALIDATING:
+            self._compact_table = self.trainer.validate_loop.verbose
+            self.trainer.validate_loop.verbose = False  # this module prints its own table
+
+    def on_validation_end(self) -> None:
+        if self.trainer.state.fn == TrainerFn.VALIDATING:
+            self._print_table("val")
+
+    def on_test_start(self) -> None:
+        self._compact_table = self.trainer.test_loop.verbose
+        self.trainer.test_loop.verbose = False  # this module prints its own table
+
+    def on_test_end(self) -> None:
+        self._print_table("test")
+
+    def _print_table(self, split: str) -> None:
+        if self._compact_table and self.trainer.is_global_zero:
+            metrics = self.trainer.callback_metrics
+            print_evaluation_table(metrics, split, f"{type(self).__name__} {split}")

@@ -21,25 +21,20 @@ Cost: total Euclidean length of all routes; open routes do not pay the return le
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import torch
 
-from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
+from problems.vrp.arrays import FIELDS, batch_arrays, instance_arrays
+from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch, check_instance
+from problems.vrp.routes import split_routes
 
-FIELDS = (
-    "locs",
-    "linehaul_demand",
-    "backhaul_demand",
-    "capacity",
-    "time_windows",
-    "service_time",
-    "distance_limit",
-    "open_route",
-    "mixed_backhaul",
-)
+OnInfeasible = Literal["raise", "warn"]
+ON_INFEASIBLE: tuple[str, ...] = ("raise", "warn")
 
 
 class InfeasibleSolution(ValueError):
@@ -80,7 +75,7 @@ def _instance(instance: VRPBatch | Mapping[str, object]) -> _Instance:
     if isinstance(instance, VRPBatch):
         if instance.batch_size != 1:
             raise ValueError(f"validate takes one instance, got a batch of {instance.batch_size}")
-        arrays = {f: _to_numpy(getattr(instance, f))[0] for f in FIELDS}
+        arrays = instance_arrays(instance, 0)
     else:
         missing = [f for f in FIELDS if f not in instance]
         if missing:
@@ -103,19 +98,6 @@ def _instance(instance: VRPBatch | Mapping[str, object]) -> _Instance:
 
 def _within(value: float, limit: float) -> bool:
     return value <= limit + FEASIBILITY_TOLERANCE * max(1.0, abs(limit))
-
-
-def _routes(solution: Sequence[int] | np.ndarray | torch.Tensor) -> list[list[int]]:
-    """Split at depot visits, dropping empty routes."""
-    if isinstance(solution, torch.Tensor):
-        solution = solution.detach().cpu().numpy()
-    routes: list[list[int]] = [[]]
-    for node in np.asarray(solution).reshape(-1).tolist():
-        if node == 0:
-            routes.append([])
-        else:
-            routes[-1].append(int(node))
-    return [r for r in routes if r]
 
 
 def _route_cost(inst: _Instance, route: list[int]) -> float:
@@ -177,9 +159,10 @@ def validate(
     `instance` is a one-row `VRPBatch` (e.g. `batch.index(i)`) or a mapping from the
     `VRPBatch` field names to one instance's arrays (locs [N, 2], demands [N], ...).
     """
+    check_instance(instance, name)  # bad input (NaN, demand > capacity) is no infeasibility
     inst = _instance(instance)
     num_nodes = inst.locs.shape[0]
-    routes = _routes(solution)
+    routes = split_routes(solution)
     counts = np.zeros(num_nodes, dtype=np.int64)
     for k, route in enumerate(routes):
         for node in route:
@@ -203,15 +186,27 @@ def validate(
 
 
 def validate_batch(
-    batch: VRPBatch, solutions: Sequence[Sequence[int]] | np.ndarray | torch.Tensor
+    batch: VRPBatch,
+    solutions: Sequence[Sequence[int]] | np.ndarray | torch.Tensor,
+    on_infeasible: OnInfeasible = "raise",
+    solver: str = "solver",
 ) -> np.ndarray:
-    """Costs [B] of one solution per instance (rows of a padded [B, T] array or a list)."""
+    """Validator costs [B] of one solution per instance (rows of a padded [B, T] array or a
+    list). An infeasible solution, with `on_infeasible` "raise", raises `InfeasibleSolution`
+    naming its instance; with "warn", its cost is NaN and a warning names `solver` and the
+    violation (evaluation reports the feasible share and excludes the rest)."""
+    if on_infeasible not in ON_INFEASIBLE:
+        raise ValueError(f"on_infeasible must be one of {ON_INFEASIBLE}, got {on_infeasible!r}")
     if len(solutions) != batch.batch_size:
         raise ValueError(f"got {len(solutions)} solutions for {batch.batch_size} instances")
-    arrays = {f: _to_numpy(getattr(batch, f)) for f in FIELDS}
-    return np.array(
-        [
-            validate({f: a[i] for f, a in arrays.items()}, solutions[i], name=f"instance {i}")
-            for i in range(batch.batch_size)
-        ]
-    )
+    arrays = batch_arrays(batch, np.float64)
+    costs = np.full(batch.batch_size, np.nan)
+    for row in range(batch.batch_size):
+        instance = {name: values[row] for name, values in arrays.items()}
+        try:
+            costs[row] = validate(instance, solutions[row], name=f"instance {row}")
+        except InfeasibleSolution as error:
+            if on_infeasible == "raise":
+                raise
+            warnings.warn(f"{solver}: infeasible solution: {error}", stacklevel=2)
+    return costs

@@ -12,7 +12,7 @@ import torch
 from lightning.pytorch.loggers import CSVLogger, WandbLogger
 
 from callbacks import VRPRoutePlot
-from callbacks.vrp_route_plot import figure_pixels, route_figure, split_routes
+from callbacks.vrp_route_plot import figure_pixels, route_figure
 from problems.vrp.generator import generate
 
 
@@ -25,12 +25,6 @@ class RecordingWandbLogger(WandbLogger):
 
     def log_image(self, key: str, images: list[object], step: int | None = None, **kwargs: object):
         self.calls.append({"key": key, "images": images, **kwargs})
-
-
-def test_split_routes_drops_empty_routes() -> None:
-    """Leading, trailing and repeated zeros give no empty routes."""
-    assert split_routes([0, 2, 1, 0, 0, 3, 0, 0]) == [[2, 1], [3]]
-    assert split_routes(torch.tensor([0, 0])) == []
 
 
 def test_route_figure_draws_one_line_per_route_and_open_routes_stay_open() -> None:

@@ -11,9 +11,9 @@ import torch
 import yaml
 
 from lightning_modules import MTLKDStudent, POMOTeacher
+from lightning_modules.mtlkd.model_from_weights import build_module
 from lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
-    build_module,
     export_checkpoint,
     read_weights,
     save_weights,

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import lightning as L
 import pytest
 import torch
 
-from lightning_modules import MTLKDStudent
+from lightning_modules import MTLKDStudent, POMOTeacher
 from lightning_modules.mtlkd.features import context_features
+from lightning_modules.mtlkd.policy_weights import read_weights, save_weights, shipped_teacher_path
 from lightning_modules.mtlkd.rollout import sample
 from lightning_modules.mtlkd.teacher_inference import solve
+from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from problems.vrp import env
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from tests.cli_helpers import run_cli
 
+STUDENT = "lightning_modules.mtlkd.student_module.MTLKDStudent"
+VRP_DATA = "datamodules.vrp.VRPDataModule"
 TINY = {"embed_dim": 16, "encoder_layers": 1, "decoder_layers": 2, "num_heads": 4, "ff_dim": 32}
 
 
@@ -31,21 +37,20 @@ def test_student_and_teacher_score_the_same_states() -> None:
     """In `distill`, each step hands the very same state object to the student and to the
     teacher, and those states are the replay of the teacher's sampled trajectory."""
     module = tiny_student(window=None)
-    module.load_teachers()
     teacher = module.teachers["VRPTW"]
     seen: dict[str, list[env.VRPState]] = {"student": [], "teacher": []}
-    student_step, teacher_step = module.policy.step_log_probs, teacher.step_log_probs
+    student_step, teacher_step = module.policy.step, teacher.step
 
-    def record_student(h, state):  # type: ignore[no-untyped-def]
+    def record_student(cache, state, mask):  # type: ignore[no-untyped-def]
         seen["student"].append(state)
-        return student_step(h, state)
+        return student_step(cache, state, mask)
 
-    def record_teacher(h, cache, state):  # type: ignore[no-untyped-def]
+    def record_teacher(cache, state, mask):  # type: ignore[no-untyped-def]
         seen["teacher"].append(state)
-        return teacher_step(h, cache, state)
+        return teacher_step(cache, state, mask)
 
-    module.policy.step_log_probs = record_student  # type: ignore[method-assign]
-    teacher.step_log_probs = record_teacher  # type: ignore[method-assign]
+    module.policy.step = record_student  # type: ignore[method-assign]
+    teacher.step = record_teacher  # type: ignore[method-assign]
     batch = generate("VRPTW", 8, 3, seed=1)
     torch.manual_seed(5)
     module.distill(batch, teacher)
@@ -71,7 +76,7 @@ def test_decoder_attends_to_the_remaining_nodes_only() -> None:
     h = policy.encode(batch)
     state = env.reset(batch, 2)
     for depth in range(8):
-        log_p = policy.step_log_probs(h, state)
+        log_p = policy.step(h, state, env.action_mask(state))
         for row in range(state.num_rows):
             keep = (~state.visited[row]).nonzero().squeeze(1)
             current = h[state.instance[row], state.current[row]]
@@ -97,7 +102,6 @@ def test_training_step_mixes_tasks_and_lowers_the_kl() -> None:
     """A mixed batch of the 6 seen tasks gives a finite KL; 25 Adam steps on that batch (same
     trajectories and windows each time) lower it by a third."""
     module = tiny_student(window=6)
-    module.load_teachers()
     batch = generate(list(SEEN_VARIANTS), 10, 12, seed=2)
     optimizer = torch.optim.Adam(module.policy.parameters(), lr=3e-3)
     losses = []
@@ -115,7 +119,6 @@ def test_training_step_mixes_tasks_and_lowers_the_kl() -> None:
 def test_an_instance_without_a_teacher_is_refused() -> None:
     """Training instances of an unseen variant name the variant and the available teachers."""
     module = tiny_student()
-    module.load_teachers()
     with pytest.raises(ValueError, match="variant VRPBTW have no teacher"):
         module.training_step(generate("VRPBTW", 8, 2, seed=0), 0)
 
@@ -168,3 +171,76 @@ def test_evaluation_with_r3c_is_feasible_and_not_worse_than_greedy() -> None:
 def test_bad_arguments_name_the_field(changes: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         MTLKDStudent(**{**TINY, **changes})
+
+
+def teacher_file(path: Path, variants: list[str] | None, **architecture: int) -> str:
+    """A tiny POMOTeacher weights file recording `variants` as its training variants."""
+    torch.manual_seed(0)
+    sizes = {"embed_dim": 16, "num_layers": 1, "num_heads": 4, "ff_dim": 32, **architecture}
+    save_weights(POMOTeacher(**sizes), path, variants=variants)
+    return str(path)
+
+
+def test_wrong_teacher_files_are_refused_when_the_student_is_built(tmp_path: Path) -> None:
+    """A missing file, a file that is not torch weights, a student file, a teacher of another
+    variant and a teacher whose tensors do not fit its architecture each raise a ValueError
+    naming model.teachers[<variant>] and the file, in the constructor."""
+    good = teacher_file(tmp_path / "cvrp.pt", ["CVRP"])
+    (tmp_path / "notes.pt").write_text("not weights")
+    save_weights(MTLKDStudent(**TINY), tmp_path / "student.pt")
+    other = teacher_file(tmp_path / "vrptw.pt", ["VRPTW"])
+    blob = torch.load(good, weights_only=True)
+    blob["state_dict"]["policy.encoder.embed_depot.weight"] = torch.zeros(3, 5)
+    torch.save(blob, tmp_path / "reshaped.pt")
+    cases = {
+        str(tmp_path / "absent.pt"): "no file",
+        str(tmp_path / "notes.pt"): "is not a torch weights file",
+        str(tmp_path / "student.pt"): "holds a MTLKDStudent, not a POMOTeacher",
+        other: r"is a teacher of \['VRPTW'\], not of CVRP",
+        str(tmp_path / "reshaped.pt"): "does not fit its architecture",
+    }
+    for path, message in cases.items():
+        with pytest.raises(ValueError, match=r"^model\.teachers\[CVRP\]: ") as error:
+            MTLKDStudent(**TINY, teachers={"CVRP": path})
+        assert path in str(error.value) and re.search(message, str(error.value))
+    student = MTLKDStudent(**TINY, teachers={"CVRP": good, "VRPTW": other})
+    assert set(student.teachers) == {"CVRP", "VRPTW"}
+
+
+def test_teachers_load_without_a_lightning_module_and_keep_the_seed() -> None:
+    """The student's teachers are plain POMOPolicy networks equal to the shipped weights, and
+    loading them does not move the global seed (a seeded student initialises as before)."""
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    module = MTLKDStudent(**TINY)
+    torch.manual_seed(0)
+    assert torch.equal(torch.rand(3), expected)
+    teacher = module.teachers["VRPL"]
+    assert type(teacher) is POMOPolicy and not teacher.training
+    blob = read_weights(shipped_teacher_path("VRPL"))
+    for name, value in teacher.state_dict().items():
+        assert torch.equal(value, blob["state_dict"][f"policy.{name}"])
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        (
+            "--model.init_args.teachers",
+            '{"CVRP": "absent.pt"}',
+            "model.teachers[CVRP]: no file absent.pt",
+        ),
+        ("--data.init_args.cvrplib_instances", "[CVRP/X-n9-k1]", "cvrplib_instances: 'CVRP/X-n9"),
+    ],
+)
+def test_cli_refuses_bad_inputs_before_writing_anything(
+    in_tmp_dir: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, named: str
+) -> None:
+    """`train.py fit` with a missing teacher file or a missing CVRPLIB instance stops with an
+    error naming the field and the value, and writes nothing (no wandb/, optiforge/, data/)."""
+    with pytest.raises(SystemExit) as stopped:
+        run_cli("fit", "--model", STUDENT, "--data", VRP_DATA, option, value)
+    assert stopped.value.code != 0
+    assert named in capsys.readouterr().err
+    assert list(in_tmp_dir.iterdir()) == []

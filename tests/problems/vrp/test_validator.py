@@ -172,3 +172,19 @@ def test_batch_rows_and_validate_batch() -> None:
 def test_cost_is_symmetric_for_closed_routes(order: tuple[int, int]) -> None:
     """Reversing a closed CVRP route keeps its length."""
     assert validate(triangle(), [0, *order, 0]) == pytest.approx(12.0)
+
+
+def test_validate_batch_warns_with_nan_when_asked() -> None:
+    """With on_infeasible="warn" an infeasible row costs NaN (a warning names the solver and
+    the violation) while feasible rows keep their hand-computed costs; other modes raise."""
+    tensors = {
+        k: torch.as_tensor(v, dtype=torch.bool if v.dtype == bool else torch.float32)
+        for k, v in triangle().items()
+    }
+    batch = VRPBatch(**{k: torch.stack([v, v]) for k, v in tensors.items()})
+    solutions = torch.tensor([[0, 1, 0, 2, 0], [0, 1, 0, 0, 0]])
+    with pytest.warns(UserWarning, match=r"^my solver: .*instance 1: visits: customer 2"):
+        costs = validate_batch(batch, solutions, "warn", "my solver")
+    assert costs[0] == pytest.approx(16.0) and math.isnan(costs[1])
+    with pytest.raises(ValueError, match="on_infeasible must be one of"):
+        validate_batch(batch, solutions, "ignore")  # type: ignore[arg-type]
