@@ -31,7 +31,7 @@ def tracked_text_files() -> list[Path]:
 
 @given(st.integers(0, 10_000), st.sampled_from(["issue", "Issue", "ISSUES", "issue #", "issue#"]))
 def test_pattern_finds_issue_numbers(number: int, word: str) -> None:
-    """Finds "issue 5", "Issue #12", "ISSUES 3"; not "the issue's batch" nor "tissue 5"."""
+    """The word issue(s) then a number is found in any case, with or without #; "tissue" is not."""
     assert ISSUE_NUMBER.search(f"targets ({word} {number}): met")
     assert ISSUE_NUMBER.search(f"{word}{number}.")
     assert not ISSUE_NUMBER.search(f"the issue's batch size {number}; tissue {number}")
