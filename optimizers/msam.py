@@ -36,9 +36,10 @@ class MSAM(SAM):
         micro_batch_size: int = 32,
         adaptive: bool = False,
         local_ascent: bool = False,
+        **base_kwargs: Any,
     ) -> None:
         require_positive("micro_batch_size", micro_batch_size)
-        super().__init__(params, base_optimizer, rho, adaptive, local_ascent)
+        super().__init__(params, base_optimizer, rho, adaptive, local_ascent, **base_kwargs)
         self.micro_batch_size = micro_batch_size
 
     def _rows(self, index: int) -> Callable[[int], slice]:

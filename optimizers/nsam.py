@@ -33,9 +33,10 @@ class NSAM(SAM):
         rho: float = 0.05,
         descent_batch_size: int = 32,
         adaptive: bool = False,
+        **base_kwargs: Any,
     ) -> None:
         require_positive("descent_batch_size", descent_batch_size)
-        super().__init__(params, base_optimizer, rho, adaptive)
+        super().__init__(params, base_optimizer, rho, adaptive, **base_kwargs)
         self.descent_batch_size = descent_batch_size
 
     def _ascent_rows(self, batch_size: int) -> slice:

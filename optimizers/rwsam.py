@@ -90,10 +90,11 @@ class RWSAM(SAM):
         seed: int = 0,
         adaptive: bool = False,
         local_ascent: bool = False,
+        **base_kwargs: Any,
     ) -> None:
         require_non_negative("temperature", temperature)
         require_positive("delta", delta)
-        super().__init__(params, base_optimizer, rho, adaptive, local_ascent)
+        super().__init__(params, base_optimizer, rho, adaptive, local_ascent, **base_kwargs)
         self.temperature = temperature
         self.delta = delta
         self.generator = torch.Generator().manual_seed(seed)

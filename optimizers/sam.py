@@ -21,6 +21,25 @@ BaseOptimizer = Callable[[Iterable[Any]], Optimizer]
 Closure = Callable[[], Any]
 
 
+BASE_NON_NEGATIVE = ("lr", "momentum", "weight_decay")
+
+
+def build_base_optimizer(
+    base_optimizer: BaseOptimizer, param_groups: list[dict[str, Any]], base_kwargs: dict[str, Any]
+) -> Optimizer:
+    """`base_optimizer(param_groups, **base_kwargs)`; a bad value (negative lr, unknown keyword)
+    raises one `ValueError` that starts with `base_optimizer`."""
+    keywords = {**getattr(base_optimizer, "keywords", {}), **base_kwargs}
+    for name in BASE_NON_NEGATIVE:
+        value = keywords.get(name)
+        if isinstance(value, (int, float)):
+            require_non_negative(f"base_optimizer.{name}", value)
+    try:
+        return base_optimizer(param_groups, **base_kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"base_optimizer: {error}") from error
+
+
 class SAM(Optimizer):
     """Sharpness-aware wrapper sharing `param_groups` and `state` with its base optimizer.
 
@@ -38,6 +57,10 @@ class SAM(Optimizer):
             rank perturbs with its own batch (m-SAM with m = per-rank batch size). Needs
             `ascent_context` set to the DDP module's `no_sync` (callbacks.SharpnessGuard does
             it under Lightning); a no-op on one process.
+        base_kwargs: keywords for the base optimizer, the signature of the common SAM
+            implementations: `SAM(model.parameters(), torch.optim.SGD, rho=0.05, lr=0.1,
+            momentum=0.9)`. They override the partial's keywords. Python only: from YAML or the
+            command line they go under `base_optimizer.init_args` (the CLI refuses them here).
     """
 
     requires_closure = True
@@ -49,10 +72,11 @@ class SAM(Optimizer):
         rho: float = 0.05,
         adaptive: bool = False,
         local_ascent: bool = False,
+        **base_kwargs: Any,
     ) -> None:
         require_non_negative("rho", rho)
         super().__init__(params, {"rho": rho, "adaptive": adaptive})
-        self.base_optimizer = base_optimizer(self.param_groups)
+        self.base_optimizer = build_base_optimizer(base_optimizer, self.param_groups, base_kwargs)
         self.param_groups = self.base_optimizer.param_groups
         self.state = self.base_optimizer.state
         self.local_ascent = local_ascent

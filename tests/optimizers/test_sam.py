@@ -34,11 +34,17 @@ def quadratic_closure(w: torch.Tensor, a: torch.Tensor, optimizer: torch.optim.O
     return closure, calls
 
 
-def test_sam_step_by_hand() -> None:
-    """w=(1,1), A=diag(1,3), rho=0.1, lr=0.1: w' = w - lr * A(w + rho Aw/||Aw||)."""
+@pytest.mark.parametrize(
+    "build",
+    [lambda p: SAM(p, SGD, rho=0.1), lambda p: SAM(p, torch.optim.SGD, rho=0.1, lr=0.1)],
+    ids=["partial", "keywords"],
+)
+def test_sam_step_by_hand(build) -> None:
+    """w=(1,1), A=diag(1,3), rho=0.1, lr=0.1: w' = w - lr * A(w + rho Aw/||Aw||), with the base
+    optimizer's lr in a partial or as a keyword of SAM."""
     w = torch.tensor([1.0, 1.0], requires_grad=True)
     a = torch.tensor([1.0, 3.0])
-    optimizer = SAM([w], SGD, rho=0.1)
+    optimizer = build([w])
     closure, calls = quadratic_closure(w, a, optimizer)
     loss = optimizer.step(closure)
     e = 0.1 * torch.tensor([1.0, 3.0]) / math.sqrt(10.0)
@@ -301,9 +307,62 @@ def test_perturbation_has_length_rho(rho: float, values: list[float]) -> None:
     assert torch.equal(w.detach(), start)
 
 
+VARIANT_ARGS = [
+    (SAM, {}),
+    (MSAM, {"micro_batch_size": 4}),
+    (NSAM, {"descent_batch_size": 8}),
+    (RWSAM, {"temperature": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("variant", "kwargs"), VARIANT_ARGS, ids=["SAM", "MSAM", "NSAM", "RWSAM"])
+def test_base_optimizer_keywords_equal_a_partial(variant, kwargs) -> None:
+    """`variant(params, torch.optim.SGD, rho=..., lr=..., momentum=...)` (davda54/sam's form)
+    builds the base optimizer with those keywords: 3 steps equal the partial form bit for bit."""
+    torch.manual_seed(1)
+    model_a = torch.nn.Linear(3, 1)
+    model_b = copy.deepcopy(model_a)
+    keywords = variant(
+        model_a.parameters(), torch.optim.SGD, rho=0.1, lr=0.05, momentum=0.9, **kwargs
+    )
+    partial = variant(
+        model_b.parameters(),
+        functools.partial(torch.optim.SGD, lr=0.05, momentum=0.9),
+        rho=0.1,
+        **kwargs,
+    )
+    assert keywords.param_groups[0]["lr"] == 0.05
+    assert keywords.param_groups[0]["momentum"] == 0.9
+    for _ in range(3):
+        keywords.step(contract_closure(model_a, keywords, []))
+        partial.step(contract_closure(model_b, partial, []))
+    for a, b in zip(model_a.parameters(), model_b.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_keywords_override_the_partial() -> None:
+    """A keyword given to SAM wins over the same keyword in the base optimizer's partial."""
+    w = torch.zeros(2, requires_grad=True)
+    optimizer = SAM([w], functools.partial(torch.optim.SGD, lr=0.5, momentum=0.9), lr=0.2)
+    assert (optimizer.param_groups[0]["lr"], optimizer.param_groups[0]["momentum"]) == (0.2, 0.9)
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
+        (lambda p: SAM(p, torch.optim.SGD, lr=-0.1), r"^base_optimizer.lr must be >= 0, got -0.1$"),
+        (
+            lambda p: RWSAM(p, functools.partial(torch.optim.SGD, lr=-0.1)),
+            r"^base_optimizer.lr must be >= 0, got -0.1$",
+        ),
+        (
+            lambda p: MSAM(p, torch.optim.SGD, lr=0.1, momentum=-0.9),
+            r"^base_optimizer.momentum must be >= 0, got -0.9$",
+        ),
+        (
+            lambda p: NSAM(p, torch.optim.SGD, lr=0.1, momentun=0.9),
+            r"^base_optimizer: .*unexpected keyword argument 'momentun'",
+        ),
         (lambda p: SAM(p, SGD, rho=-0.1), "rho must be >= 0"),
         (lambda p: MSAM(p, SGD, micro_batch_size=0), "micro_batch_size must be > 0"),
         (lambda p: NSAM(p, SGD, descent_batch_size=0), "descent_batch_size must be > 0"),
@@ -312,6 +371,7 @@ def test_perturbation_has_length_rho(rho: float, values: list[float]) -> None:
     ],
 )
 def test_bad_arguments_name_the_field(build, message: str) -> None:
+    """A bad value, also the base optimizer's, raises one ValueError naming the field."""
     with pytest.raises(ValueError, match=message):
         build([torch.zeros(2, requires_grad=True)])
 

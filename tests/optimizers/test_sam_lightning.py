@@ -10,7 +10,9 @@ import torch
 
 from callbacks import SharpnessGuard
 from optimizers import SAM, NSGDHess
-from tests.cli_helpers import DEFAULT_CONFIG, run_cli
+from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli
+
+SAM_CONFIG = PROJECT_ROOT / "configs" / "optimizers" / "m_sharpness_digits_sam.yaml"
 
 BASE = [
     "--optimizer.base_optimizer",
@@ -100,3 +102,63 @@ def test_guard_hands_local_ascent_the_ddp_no_sync() -> None:
     SharpnessGuard().on_fit_start(trainer, None)  # type: ignore[arg-type]
     assert local.ascent_context is no_sync
     assert shared.ascent_context is not no_sync
+
+
+@pytest.mark.parametrize("variant", ["SAM", "MSAM", "NSAM", "RWSAM"])
+def test_cli_base_optimizer_arguments_reach_the_base_optimizer(
+    variant: str, in_tmp_dir: Path
+) -> None:
+    """`--optimizer optimizers.<variant> --optimizer.base_optimizer torch.optim.SGD
+    --optimizer.base_optimizer.lr 0.02 ... momentum 0.7` builds SGD with exactly those values."""
+    cli = run_cli(
+        "fit",
+        *SHORT_RUN,
+        *VARIANTS[variant][:2],
+        "--optimizer.base_optimizer",
+        "torch.optim.SGD",
+        "--optimizer.base_optimizer.lr",
+        "0.02",
+        "--optimizer.base_optimizer.momentum",
+        "0.7",
+        "--trainer.fast_dev_run",
+        "1",
+    )
+    optimizer = cli.trainer.optimizers[0]
+    assert type(optimizer).__name__ == variant
+    assert isinstance(optimizer.base_optimizer, torch.optim.SGD)
+    assert (optimizer.param_groups[0]["lr"], optimizer.param_groups[0]["momentum"]) == (0.02, 0.7)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--optimizer.base_optimizer.lr=-0.1"], "base_optimizer.lr must be >= 0, got -0.1"),
+        (["--optimizer.base_optimizer.momentun", "0.9"], "'momentun' is not accepted"),
+        (["--optimizer.rhoo", "0.1"], "'rhoo' is not accepted"),
+        (["--optimizer.lr", "0.1"], "'lr' is not accepted"),
+    ],
+    ids=["negative-base-lr", "typo-in-base", "typo", "base-keyword-at-top-level"],
+)
+def test_cli_refuses_bad_sam_arguments_in_one_line(
+    arguments: list[str], message: str, in_tmp_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A negative base lr or a misspelt key (SAM's keyword sink is not part of the CLI schema)
+    ends in one line naming it, exit status 2, nothing written."""
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("fit", "--config", str(SAM_CONFIG), *arguments)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert len(err.splitlines()) == 1
+    assert list(in_tmp_dir.iterdir()) == []
+
+
+def test_print_config_resolves_the_base_optimizer(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--print_config` shows the typed base optimizer with its arguments, and no keyword sink."""
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("fit", "--config", str(SAM_CONFIG), "--print_config")
+    assert exit_info.value.code == 0
+    printed = capsys.readouterr().out
+    assert "class_path: torch.optim.SGD" in printed
+    assert "lr: 0.05" in printed and "momentum: 0.9" in printed
+    assert "base_kwargs" not in printed
