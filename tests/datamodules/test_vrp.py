@@ -10,7 +10,8 @@ import pytest
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
 
-from datamodules.vrp import GeneratedBatches, VRPDataModule, VRPEvalBatch
+from datamodules.vrp import GeneratedBatches, VRPDataModule
+from problems.vrp.eval_batch import VRPEvalBatch
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate
 
@@ -186,3 +187,17 @@ def test_bad_arguments_name_the_field(tmp_path: Path) -> None:
         small(tmp_path, cvrplib_instances=["X-n101-k25"])
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         small(tmp_path).setup("fit")
+
+
+def test_missing_or_malformed_cvrplib_instances_fail_in_the_constructor(tmp_path: Path) -> None:
+    """A CVRPLIB instance whose file is missing, or does not parse, raises a ValueError naming
+    cvrplib_instances and the entry when the datamodule is built, before anything is written."""
+    folder = tmp_path / "vrplib" / "CVRP"
+    folder.mkdir(parents=True)
+    (folder / "X-n3-k1.vrp").write_text("NAME : X-n3-k1\nDIMENSION : three\nNODE_COORD_SECTION\n")
+    (folder / "X-n3-k1.sol").write_text("Route #1: 1 2\nCost 7\n")
+    cases = {"CVRP/X-n9-k1": "no file", "CVRP/X-n3-k1": "cannot be read"}
+    for entry, message in cases.items():
+        with pytest.raises(ValueError, match=rf"^cvrplib_instances: '{entry}'.*{message}"):
+            small(tmp_path, cvrplib_instances=[entry], cvrplib_dir=str(tmp_path / "vrplib"))
+    assert not (tmp_path / "cache").exists()
