@@ -21,6 +21,7 @@ exact (unrounded) distances some of their routes reach a window up to ~0.1 per a
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,41 +97,134 @@ def instance_names(benchmark: str, data_dir: str | Path | None = None) -> list[s
 def load_instance(
     benchmark: str, name: str, data_dir: str | Path | None = None
 ) -> BenchmarkInstance:
-    """Read `<benchmark>/<name>.vrp` and its `.sol` file into a `BenchmarkInstance`."""
+    """Read `<benchmark>/<name>.vrp` and its `.sol` file into a `BenchmarkInstance`.
+
+    A truncated or corrupted file raises one `ValueError` naming the file and the section (e.g.
+    "X-n101-k25.vrp: NODE_COORD_SECTION has 57 lines, DIMENSION says 101"); the instance then
+    passes `VRPBatch`'s check (`to_batch`), so NaN or a demand above capacity stops here too.
+    """
     folder = benchmark_dir(benchmark, data_dir)
     path = folder / f"{name}.vrp"
     for file in (path, path.with_suffix(".sol")):
         if not file.is_file():
             raise FileNotFoundError(f"name: no file {str(file)!r} for {benchmark} instance {name}")
-    raw = vrplib.read_instance(path, compute_edge_weights=False)
-    solution = vrplib.read_solution(path.with_suffix(".sol"))
-    if raw["edge_weight_type"] != "EUC_2D" or list(raw["depot"]) != [0]:
-        raise ValueError(f"{name}: expected EUC_2D distances and node 1 as the only depot")
-    num_nodes = int(raw["dimension"])
-    coords = np.asarray(raw["node_coord"], dtype=np.float64)
-    linehaul = np.asarray(raw["demand"], dtype=np.int64)
-    backhaul = np.asarray(raw.get("backhaul", np.zeros(num_nodes)), dtype=np.int64)
+    raw = _parsed(path, lambda: vrplib.read_instance(path, compute_edge_weights=False))
+    file = path.name
+    num_nodes = _integer(raw, "DIMENSION", file, minimum=2)
+    if raw.get("edge_weight_type") != "EUC_2D":
+        raise ValueError(f"{file}: EDGE_WEIGHT_TYPE must be EUC_2D")
+    coords = _section(raw, "NODE_COORD_SECTION", file, (num_nodes, 2))
+    linehaul = _section(raw, "DEMAND_SECTION", file, (num_nodes,))
+    backhaul = np.zeros(num_nodes)
+    if benchmark == "VRPB":
+        backhaul = _section(raw, "BACKHAUL_SECTION", file, (num_nodes,))
     windows = np.tile(np.array([0.0, math.inf]), (num_nodes, 1))
     service = np.zeros(num_nodes)
-    if "time_window" in raw:
-        windows = np.asarray(raw["time_window"], dtype=np.float64)
-        service = np.broadcast_to(np.asarray(raw["service_time"], dtype=np.float64), (num_nodes,))
-        service = service.copy()
+    if benchmark == "VRPTW":
+        windows = _section(raw, "TIME_WINDOW_SECTION", file, (num_nodes, 2))
+        service = np.full(num_nodes, float(_number(raw, "SERVICE_TIME", file, minimum=0)))
         service[0] = 0.0
-    vehicles = raw.get("vehicles")
-    return BenchmarkInstance(
+    if _section(raw, "DEPOT_SECTION", file, None).tolist() != [0]:
+        raise ValueError(f"{file}: DEPOT_SECTION must list node 1 as the only depot")
+    vehicles = None if "vehicles" not in raw else _integer(raw, "VEHICLES", file, minimum=1)
+    solution = _parsed(
+        path.with_suffix(".sol"), lambda: vrplib.read_solution(path.with_suffix(".sol"))
+    )
+    instance = BenchmarkInstance(
         name=name,
         benchmark=benchmark,
         coords=coords,
-        linehaul_demand=linehaul,
-        backhaul_demand=backhaul,
-        capacity=int(raw["capacity"]),
+        linehaul_demand=_demand(linehaul, "DEMAND_SECTION", file),
+        backhaul_demand=_demand(backhaul, "BACKHAUL_SECTION", file),
+        capacity=_integer(raw, "CAPACITY", file, minimum=1),
         time_windows=windows,
         service_time=service,
-        num_vehicles=None if vehicles is None else int(vehicles),
-        bks_cost=float(solution["cost"]),
-        bks_routes=[[int(node) for node in route] for route in solution["routes"]],
+        num_vehicles=vehicles,
+        bks_cost=_bks_cost(solution, path.with_suffix(".sol").name),
+        bks_routes=_bks_routes(solution, num_nodes, path.with_suffix(".sol").name),
     )
+    if not instance.scale > 0:
+        raise ValueError(f"{file}: NODE_COORD_SECTION puts every node at one point")
+    to_batch(instance)
+    return instance
+
+
+def _parsed(path: Path, read: Callable[[], dict]) -> dict:
+    """`read()` (a `vrplib` reader of `path`); whatever it raises on a malformed file (its
+    parser raises many types) becomes one ValueError naming the file."""
+    try:
+        return read()
+    except Exception as error:
+        raise ValueError(f"{path.name}: not a readable VRPLIB file: {error}") from None
+
+
+def _integer(raw: dict, key: str, file: str, minimum: int) -> int:
+    """The specification `key` (e.g. "DIMENSION") as an integer >= `minimum`."""
+    value = _number(raw, key, file, minimum)
+    if value != int(value):
+        raise ValueError(f"{file}: {key} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _number(raw: dict, key: str, file: str, minimum: float) -> float:
+    """The specification `key` (e.g. "SERVICE_TIME") as a finite number >= `minimum`."""
+    if key.lower() not in raw:
+        raise ValueError(f"{file}: {key} is missing")
+    value = raw[key.lower()]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{file}: {key} must be a finite number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{file}: {key} must be >= {minimum}, got {value!r}")
+    return value
+
+
+def _section(raw: dict, key: str, file: str, shape: tuple[int, ...] | None) -> np.ndarray:
+    """The data section `key` as finite float64 numbers of `shape` (the node index column
+    already dropped by `vrplib`); None = any length."""
+    if key.removesuffix("_SECTION").lower() not in raw:
+        raise ValueError(f"{file}: {key} is missing")
+    try:
+        values = np.asarray(raw[key.removesuffix("_SECTION").lower()], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{file}: {key} has lines that are not rows of numbers") from None
+    if shape is not None and values.shape != shape:
+        lines, columns = (values.shape + (1,))[:2] if values.ndim else (0, 0)
+        if lines != shape[0]:
+            raise ValueError(f"{file}: {key} has {lines} lines, DIMENSION says {shape[0]}")
+        wanted = shape[1] if len(shape) > 1 else 1
+        raise ValueError(f"{file}: {key} lines must hold {wanted} numbers, got {columns}")
+    if not np.isfinite(values).all():
+        node = int(np.argwhere(~np.isfinite(values))[0, 0]) + 1
+        raise ValueError(f"{file}: {key}: node {node} has a value that is not a finite number")
+    return values
+
+
+def _demand(values: np.ndarray, key: str, file: str) -> np.ndarray:
+    """Demands as int64; a fractional demand raises (it would be truncated)."""
+    if (values != np.round(values)).any():
+        node = int(np.argwhere(values != np.round(values))[0, 0]) + 1
+        raise ValueError(f"{file}: {key}: node {node} has a demand that is not an integer")
+    return values.astype(np.int64)
+
+
+def _bks_cost(solution: dict, file: str) -> float:
+    """The `Cost` line of a `.sol` file: a positive finite number."""
+    cost = solution.get("cost")
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not 0 < cost < math.inf:
+        raise ValueError(f"{file}: Cost must be a positive number, got {cost!r}")
+    return float(cost)
+
+
+def _bks_routes(solution: dict, num_nodes: int, file: str) -> list[list[int]]:
+    """The routes of a `.sol` file; together they must visit customers 1..N-1 exactly once."""
+    try:
+        routes = [[int(node) for node in route] for route in solution.get("routes", [])]
+    except (TypeError, ValueError):
+        raise ValueError(f"{file}: routes must be lists of customer numbers") from None
+    visited = sorted(node for route in routes for node in route)
+    if visited != list(range(1, num_nodes)):
+        raise ValueError(f"{file}: routes must visit customers 1..{num_nodes - 1} exactly once")
+    return routes
 
 
 def distance_matrix(instance: BenchmarkInstance) -> np.ndarray:
@@ -177,6 +271,7 @@ def to_batch(instance: BenchmarkInstance) -> VRPBatch:
     scale = instance.scale
     locs = (instance.coords - instance.coords.min(axis=0)) / scale
     batch = VRPBatch(
+        name=f"{instance.name}.vrp",
         locs=_row(locs),
         linehaul_demand=_row(instance.linehaul_demand),
         backhaul_demand=_row(instance.backhaul_demand),
@@ -187,7 +282,6 @@ def to_batch(instance: BenchmarkInstance) -> VRPBatch:
         open_route=torch.zeros(1, dtype=torch.bool),
         mixed_backhaul=torch.zeros(1, dtype=torch.bool),
     )
-    batch.check(instance.name)
     return batch
 
 

@@ -22,7 +22,8 @@ with `DECODING_TOLERANCE` slack on every limit (half the validator's, see `insta
   validator tolerates (repeated zeros) that the env refuses.
 
 No dead ends: at a customer the depot is legal; at the depot with customers left, every
-unserved customer is feasible on an out-and-back route, which `VRPBatch.check()` guarantees.
+unserved customer is feasible on an out-and-back route, which `VRPBatch.check()` guarantees
+(run when a batch is built and again by `reset`).
 The mask is exact: a prefix plus a legal action can always be completed (close the route, then
 one route per remaining customer), and an illegal customer action can never be completed.
 """
@@ -128,8 +129,10 @@ def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) ->
     distinct first nodes; needs num_starts <= n). With `prefix` [B, P] long (actions in the
     env's format; -1 pads a shorter row, zeros while at the depot are idle moves), every copy
     of instance b starts after replaying prefix[b]; an infeasible prefix action raises.
-    `batch` must pass `VRPBatch.check()` (not re-run here): the no-dead-end guarantee rests on it.
+    `batch` is checked again (`VRPBatch.check`, also catching in-place edits since it was built):
+    the no-dead-end guarantee rests on it, so bad input raises here, never as a dead end later.
     """
+    batch.check()
     n_customers = batch.num_nodes - 1
     if num_starts < 1 or (prefix is None and num_starts > n_customers):
         raise ValueError(f"num_starts must be in [1, {n_customers}], got {num_starts}")

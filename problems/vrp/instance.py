@@ -13,9 +13,10 @@ the env's mask yet failed the validator (1 in 1000 VRPL and OVRPTW instances at 
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import InitVar, dataclass, fields
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -45,6 +46,7 @@ class VRPBatch:
         open_route: [B] bool, routes end at their last customer (no return cost).
         mixed_backhaul: [B] bool, linehaul and backhaul customers may interleave in a route
             (the vehicle load must then stay within capacity at every point); False = strict.
+        name: (init only) how errors name the data, e.g. a file; see `check_batch`.
     """
 
     locs: Tensor
@@ -56,6 +58,11 @@ class VRPBatch:
     distance_limit: Tensor
     open_route: Tensor
     mixed_backhaul: Tensor
+    name: InitVar[str | None] = None
+
+    def __post_init__(self, name: str | None) -> None:
+        """Every batch is checked when it is built (`check_batch`); `name` labels the errors."""
+        check_batch(self, name)
 
     @property
     def batch_size(self) -> int:
@@ -100,82 +107,161 @@ class VRPBatch:
         )
         return sum(bit.long() << (3 - k) for k, bit in enumerate(bits))
 
-    def check(self, name: str = "batch") -> None:
-        """Raise `ValueError` naming the instance and field for malformed or hopeless data:
-        wrong shapes, NaN, negative values, non-finite coordinates or capacity, demand at the
-        depot, a customer with both demands, demand above capacity, a window with earliest >
-        latest, or a customer that an out-and-back route cannot serve within its window, the
-        depot's closing time (closed routes) or the distance limit. Zero-demand customers are
-        allowed. Passing `check()` means every customer fits on a route of its own."""
-        b, n = self.batch_size, self.num_nodes
-        expected = {
-            "locs": (b, n, 2),
-            "linehaul_demand": (b, n),
-            "backhaul_demand": (b, n),
-            "capacity": (b,),
-            "time_windows": (b, n, 2),
-            "service_time": (b, n),
-            "distance_limit": (b,),
-            "open_route": (b,),
-            "mixed_backhaul": (b,),
-        }
-        for field, shape in expected.items():
-            value = getattr(self, field)
-            if tuple(value.shape) != shape:
-                raise ValueError(
-                    f"{name}: {field} must have shape {shape}, got {tuple(value.shape)}"
-                )
-            if value.is_floating_point() and torch.isnan(value).any():
-                row = int(torch.isnan(value).reshape(b, -1).any(1).nonzero()[0])
-                raise ValueError(f"{name}[{row}]: {field} contains NaN")
-        for field in (
-            "linehaul_demand",
-            "backhaul_demand",
-            "service_time",
-            "capacity",
-            "distance_limit",
-        ):
-            value = getattr(self, field)
-            if (value < 0).any():
-                row = int((value < 0).reshape(b, -1).any(1).nonzero()[0])
-                raise ValueError(f"{name}[{row}]: {field} must be >= 0")
-        if not bool((self.capacity > 0).all()) or not math.isfinite(float(self.capacity.max())):
-            raise ValueError(f"{name}: capacity must be positive and finite")
-        if not bool(torch.isfinite(self.locs).all()):
-            row = int((~torch.isfinite(self.locs)).reshape(b, -1).any(1).nonzero()[0])
-            raise ValueError(f"{name}[{row}]: locs must be finite")
-        depot_demand = (self.linehaul_demand[:, 0] != 0) | (self.backhaul_demand[:, 0] != 0)
-        if depot_demand.any():
-            row = int(depot_demand.nonzero()[0])
-            raise ValueError(f"{name}[{row}]: linehaul_demand/backhaul_demand: depot must be 0")
-        inverted = self.time_windows[..., 0] > self.time_windows[..., 1]
-        if inverted.any():
-            row, node = (int(i) for i in inverted.nonzero()[0])
-            raise ValueError(f"{name}[{row}]: time_windows: node {node}: earliest > latest")
-        self._check_rows(name)
+    def check(self, name: str | None = None) -> None:
+        """Re-run `check_batch` (construction already did), e.g. after an in-place edit."""
+        check_batch(self, name)
 
-    def _check_rows(self, name: str) -> None:
-        both = (self.linehaul_demand > 0) & (self.backhaul_demand > 0)
-        too_big = torch.maximum(self.linehaul_demand, self.backhaul_demand) > self.capacity[:, None]
-        start = self.time_windows[:, 0:1, 0]
-        direct = torch.linalg.vector_norm(self.locs - self.locs[:, :1], dim=-1)  # [B, N]
-        late = start + direct > self.time_windows[:, :, 1]
-        round_trip = torch.where(self.open_route[:, None], direct, 2 * direct)
-        too_far = round_trip > self.distance_limit[:, None]
-        back_late = (
-            torch.maximum(start + direct, self.time_windows[:, :, 0]) + self.service_time + direct
-            > self.time_windows[:, 0:1, 1]
-        ) & ~self.open_route[:, None]
-        checks = [
-            (both, "linehaul_demand/backhaul_demand", "a customer has both demands"),
-            (too_big, "linehaul_demand/backhaul_demand", "demand above capacity"),
-            (late, "time_windows", "unreachable within its time window"),
-            (back_late, "time_windows", "cannot return to the depot before it closes"),
-            (too_far, "distance_limit", "out and back exceeds the distance limit"),
-        ]
-        for mask, field, reason in checks:
-            mask = mask.clone()
-            mask[:, 0] = False
-            if mask.any():
-                row, node = (int(i) for i in mask.nonzero()[0])
-                raise ValueError(f"{name}[{row}]: {field}: customer {node}: {reason}")
+
+SHAPES: dict[str, tuple[str, ...]] = {
+    "locs": ("B", "N", "2"),
+    "linehaul_demand": ("B", "N"),
+    "backhaul_demand": ("B", "N"),
+    "capacity": ("B",),
+    "time_windows": ("B", "N", "2"),
+    "service_time": ("B", "N"),
+    "distance_limit": ("B",),
+    "open_route": ("B",),
+    "mixed_backhaul": ("B",),
+}
+
+
+def check_batch(batch: VRPBatch, name: str | None = None) -> None:
+    """Raise one `ValueError` naming the instance and field for malformed or hopeless data.
+
+    The one input check of every entry point (construction, file loaders, env reset, validator),
+    vectorized over instances: shapes, NaN, infinities where only a limit may be inf, negative
+    values, demand at the depot, a customer with both demands, demand above capacity, a window
+    with earliest > latest, or a customer that an out-and-back route cannot serve within its
+    window, the depot's closing time (closed routes) or the distance limit. Zero-demand customers
+    are allowed. Passing means every customer fits on a route of its own (the env relies on it).
+    Errors name instance b as `name` for a one-instance batch, `name[b]` otherwise, and
+    `instance b` without a name.
+    """
+    _check_shapes(batch, "batch" if name is None else name)
+
+    def label(row: int) -> str:
+        if name is None:
+            return f"instance {row}"
+        return name if batch.batch_size == 1 else f"{name}[{row}]"
+
+    problems = _field_problems(batch)  # one device sync per list: .any() of every mask at once
+    for (field, bad, reason), failed in zip(problems, _any(problems), strict=True):
+        if failed:
+            row = int(bad.reshape(batch.batch_size, -1).any(1).nonzero()[0])
+            raise ValueError(f"{label(row)}: {field} {reason}")
+    customers = _customer_problems(batch)  # the depot never fails these
+    for (field, bad, reason), failed in zip(customers, _any(customers), strict=True):
+        if failed:
+            row, node = (int(i) for i in bad.nonzero()[0])
+            raise ValueError(f"{label(row)}: {field}: {reason(row, node)}")
+
+
+def _any(problems: list[tuple[str, Tensor, object]]) -> list[bool]:
+    """Whether each problem's mask has a True entry, read from the device in one go."""
+    return torch.stack([bad.any() for _, bad, _ in problems]).tolist()
+
+
+def check_instance(instance: VRPBatch | Mapping[str, object], name: str = "instance") -> None:
+    """`check_batch` on the validator's input, labelled `name`: a one-row `VRPBatch`, or a
+    mapping from the field names to one instance's arrays (flags as bool or 0/1)."""
+    if isinstance(instance, VRPBatch):
+        check_batch(instance, name)
+        return
+    missing = [field for field in SHAPES if field not in instance]
+    if missing:
+        raise ValueError(f"{name}: missing fields {missing}")
+    rows = {field: torch.as_tensor(np.asarray(instance[field]))[None] for field in SHAPES}
+    for field, value in rows.items():
+        flag = field in ("open_route", "mixed_backhaul")
+        rows[field] = value != 0 if flag else value.to(torch.float64)
+    VRPBatch(**rows, name=name)
+
+
+def _check_shapes(batch: VRPBatch, name: str) -> None:
+    """Every field [B, ...] with B and N = nodes taken from `locs` [B, N, 2]; N >= 2."""
+    if batch.locs.dim() != 3 or batch.locs.shape[1] < 2 or batch.locs.shape[2] != 2:
+        raise ValueError(
+            f"{name}: locs must have shape [B, N, 2] with N >= 2 nodes, got "
+            f"{list(batch.locs.shape)}"
+        )
+    sizes = {"B": batch.batch_size, "N": batch.num_nodes, "2": 2}
+    for field, dims in SHAPES.items():
+        value = getattr(batch, field)
+        shape = tuple(sizes[d] for d in dims)
+        if tuple(value.shape) != shape:
+            raise ValueError(
+                f"{name}: {field} must have shape {shape} ({', '.join(dims)}), "
+                f"got {tuple(value.shape)}"
+            )
+        flag = field in ("open_route", "mixed_backhaul")
+        if (value.dtype == torch.bool) if flag else value.is_floating_point():
+            continue
+        kind = "bool" if flag else "floating point"
+        raise ValueError(f"{name}: {field} must be {kind}, got {value.dtype}")
+
+
+def _field_problems(batch: VRPBatch) -> list[tuple[str, Tensor, str]]:
+    """(field, bad [B, ...] mask, reason) for checks that need no other field, in order."""
+    floats = [field for field in SHAPES if getattr(batch, field).is_floating_point()]
+    problems = [(field, torch.isnan(getattr(batch, field)), "contains NaN") for field in floats]
+    for field in ("linehaul_demand", "backhaul_demand", "service_time", "capacity"):
+        value = getattr(batch, field)
+        problems.append((field, value < 0, "must be >= 0"))
+        problems.append((field, torch.isinf(value), "must be finite"))
+    depot = (batch.linehaul_demand[:, 0] != 0) | (batch.backhaul_demand[:, 0] != 0)
+    return [
+        *problems,
+        ("capacity", batch.capacity == 0, "must be > 0"),
+        ("distance_limit", batch.distance_limit <= 0, "must be > 0 (inf = no limit)"),
+        ("locs", torch.isinf(batch.locs), "must be finite"),
+        ("time_windows", torch.isinf(batch.time_windows[..., 0]), "earliest must be finite"),
+        ("linehaul_demand/backhaul_demand", depot, "of the depot must be 0"),
+    ]
+
+
+def _customer_problems(batch: VRPBatch) -> list[tuple[str, Tensor, Callable[[int, int], str]]]:
+    """(field, bad [B, N] mask, reason(row, node)) for customers no route could serve; windows
+    first (all nodes), so the depot's row can fail none of the later ones."""
+    linehaul, backhaul, capacity = batch.linehaul_demand, batch.backhaul_demand, batch.capacity
+    windows, service = batch.time_windows, batch.service_time
+    start = windows[:, 0:1, 0]
+    direct = torch.linalg.vector_norm(batch.locs - batch.locs[:, :1], dim=-1)  # [B, N]
+    round_trip = torch.where(batch.open_route[:, None], direct, 2 * direct)
+    back = torch.maximum(start + direct, windows[:, :, 0]) + service + direct
+    closed = ~batch.open_route[:, None]
+
+    def over(demand: Tensor) -> Callable[[int, int], str]:
+        return lambda row, node: (
+            f"demand {float(demand[row, node]):g} of customer {node} exceeds capacity "
+            f"{float(capacity[row]):g}"
+        )
+
+    def window(row: int, node: int) -> str:
+        early, late = (float(t) for t in windows[row, node])
+        return f"node {node}: earliest > latest ({early:g} > {late:g})"
+
+    return [
+        ("time_windows", windows[..., 0] > windows[..., 1], window),
+        (
+            "linehaul_demand/backhaul_demand",
+            (linehaul > 0) & (backhaul > 0),
+            lambda row, node: f"customer {node}: a customer has both demands",
+        ),
+        ("linehaul_demand", linehaul > capacity[:, None], over(linehaul)),
+        ("backhaul_demand", backhaul > capacity[:, None], over(backhaul)),
+        (
+            "time_windows",
+            start + direct > windows[:, :, 1],
+            lambda row, node: f"customer {node}: unreachable within its time window",
+        ),
+        (
+            "time_windows",
+            (back > windows[:, 0:1, 1]) & closed,
+            lambda row, node: f"customer {node}: cannot return to the depot before it closes",
+        ),
+        (
+            "distance_limit",
+            round_trip > batch.distance_limit[:, None],
+            lambda row, node: f"customer {node}: out and back exceeds the distance limit",
+        ),
+    ]

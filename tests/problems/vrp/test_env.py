@@ -321,3 +321,36 @@ def test_variant_index_agrees_with_variant_of() -> None:
     batch = generate(names, 12, 48, seed=2)
     index = batch.variant_index()
     assert [names[int(i)] for i in index] == [batch.variant_of(r).name for r in range(48)]
+
+
+@pytest.mark.parametrize(
+    ("field", "index", "value", "message"),
+    [
+        ("locs", (1, 2, 0), float("nan"), r"^instance 1: locs contains NaN$"),
+        (
+            "linehaul_demand",
+            (0, 3),
+            99.0,
+            r"^instance 0: linehaul_demand: demand 99 of customer 3 exceeds capacity 30$",
+        ),
+        ("linehaul_demand", (1, 2), -1.0, r"^instance 1: linehaul_demand must be >= 0$"),
+    ],
+)
+def test_reset_rejects_bad_instances(
+    field: str, index: tuple[int, ...], value: float, message: str
+) -> None:
+    """An instance edited in place after it was built (NaN, demand above capacity, negative
+    demand) is refused by reset, naming instance and field, before any rollout can dead-end."""
+    batch = generate("CVRP", 5, 2, seed=0)
+    getattr(batch, field)[index] = value
+    with pytest.raises(ValueError, match=message):
+        reset(batch)
+    with pytest.raises(ValueError, match=message):
+        random_feasible_rollout(batch, torch.Generator().manual_seed(0))
+
+
+def test_reset_of_a_wrongly_shaped_batch_raises() -> None:
+    """A batch whose capacity does not have one entry per instance never reaches the env."""
+    batch = generate("CVRP", 5, 2, seed=0)
+    with pytest.raises(ValueError, match=r"^batch: capacity must have shape \(2,\) \(B\)"):
+        reset(replace(batch, capacity=torch.full((3,), 30.0)))

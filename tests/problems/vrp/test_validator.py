@@ -188,3 +188,35 @@ def test_validate_batch_warns_with_nan_when_asked() -> None:
     assert costs[0] == pytest.approx(16.0) and math.isnan(costs[1])
     with pytest.raises(ValueError, match="on_infeasible must be one of"):
         validate_batch(batch, solutions, "ignore")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"locs": np.array([[0.0, 0.0], [np.nan, 0.0], [3.0, 4.0]])}, r"^tri: locs contains NaN$"),
+        (
+            {"linehaul_demand": np.array([0.0, 12.0, 5.0])},
+            r"^tri: linehaul_demand: demand 12 of customer 1 exceeds capacity 10$",
+        ),
+        ({"backhaul_demand": np.array([0.0, -1.0, 0.0])}, r"^tri: backhaul_demand must be >= 0$"),
+        ({"locs": np.zeros((3, 3))}, r"^tri: locs must have shape \[B, N, 2\]"),
+        ({"service_time": np.zeros(2)}, r"^tri: service_time must have shape \(1, 3\)"),
+    ],
+)
+def test_bad_instance_is_bad_input_not_an_infeasible_solution(
+    changes: dict[str, np.ndarray], message: str
+) -> None:
+    """NaN, demand above capacity, negative demand or a wrong shape raise a plain ValueError
+    naming instance and field (a NaN location used to read as a time-window violation)."""
+    with pytest.raises(ValueError, match=message) as error:
+        validate({**triangle(), **changes}, [0, 1, 2, 0], name="tri")
+    assert type(error.value) is ValueError
+
+
+def test_validate_batch_names_the_bad_instance() -> None:
+    """A NaN location in row 1 of a batch validated row by row is reported as instance 1."""
+    instance = triangle()
+    batch = VRPBatch(**{k: torch.as_tensor(np.stack([v, v])) for k, v in instance.items()})
+    batch.locs[1, 2, 1] = math.nan
+    with pytest.raises(ValueError, match=r"^instance 1: locs contains NaN$"):
+        validate_batch(batch, [[0, 1, 2, 0], [0, 1, 2, 0]], on_infeasible="warn")
