@@ -11,8 +11,9 @@ NSGDHess). Iteration t >= 1, with the iterate x being all parameters of all grou
 
 At t = 0 there is no x_{-1}: g_0 = ∇f(x_0) (Alg. 2: clip(∇f(x_0), λ)). All norms are global
 Euclidean norms over every parameter of every group, as in the paper. Under DDP the gradients are
-all-reduced before the step, so the norms need no extra communication; use hvp="finite_difference"
-there: DDP does not synchronize higher-order gradients, so "autograd" HVPs would differ by rank.
+all-reduced before the step, so the norms need no extra communication; the HVP must then be
+hvp="finite_difference" ("auto" picks it): DDP does not synchronize higher-order gradients, so
+"autograd" HVPs would differ by rank.
 """
 
 from __future__ import annotations
@@ -21,14 +22,21 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import torch
+import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
 from optimizers.validation import require_choice, require_in_range, require_positive
 
-HvpMode = Literal["autograd", "finite_difference"]
-HVP_MODES = ("autograd", "finite_difference")
+HvpMode = Literal["auto", "autograd", "finite_difference"]
+HVP_MODES = ("auto", "autograd", "finite_difference")
 GENERATOR_STATE_KEY = "q_generator_state"
+GRAPH_STATE_KEY = "closure_keeps_graph"
+
+
+def distributed() -> bool:
+    """True inside a process group of more than one rank (DDP)."""
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
 
 
 def global_norm(tensors: Iterable[Tensor]) -> Tensor:
@@ -58,6 +66,11 @@ class NSGDHess(Optimizer):
     `lightning_modules.Classifier.backward`). "finite_difference" works with plain closures:
     ∇²f(x̂) v ≈ (∇f(x̂ + h v) - ∇f(x̂ - h v)) / (2h), h = fd_step (1 + ‖x̂‖) / ‖v‖, so the
     perturbation h v has the relative length fd_step; it is exact for quadratics up to rounding.
+    "auto" (the default, drop-in for any closure or LightningModule) asks for the graph through
+    `is_second_order` and uses "autograd" at a step when the closure's previous gradients (at
+    x_{t-1}) carried one, else "finite_difference"; always "finite_difference" under DDP, where
+    it also stops asking for the graph. So a module that honours `is_second_order` gets the
+    exact HVP in 2 closure calls, and a plain one (Lightning's default backward) 3 calls.
 
     Parameters whose `.grad` is None after the closure at x_t are left untouched, as in torch.optim.
     q_t is drawn as `torch.rand((), generator=g, dtype=torch.float64)` from a generator seeded with
@@ -67,7 +80,8 @@ class NSGDHess(Optimizer):
         params: parameters or parameter groups (per group: `lr`, `alpha`).
         lr: γ > 0, the length of every step in the global Euclidean norm.
         alpha: α in (0, 1], the weight of the fresh stochastic gradient in g_t.
-        hvp: "autograd" (exact, double backward) or "finite_difference" (central difference).
+        hvp: "auto" (see above), "autograd" (exact, double backward) or "finite_difference"
+            (central difference).
         fd_step: relative length of the finite-difference perturbation (> 0).
         seed: seed of the generator of q_t; None takes `torch.initial_seed()`, so that
             `seed_everything` decides and all DDP ranks draw the same q's.
@@ -80,7 +94,7 @@ class NSGDHess(Optimizer):
         params: ParamsT,
         lr: float = 0.01,
         alpha: float = 0.1,
-        hvp: HvpMode = "autograd",
+        hvp: HvpMode = "auto",
         fd_step: float = 1e-3,
         seed: int | None = None,
     ) -> None:
@@ -88,6 +102,7 @@ class NSGDHess(Optimizer):
         require_positive("fd_step", fd_step)
         self.hvp = hvp
         self.fd_step = fd_step
+        self.closure_keeps_graph = False  # learnt from the closure's gradients at every step
         self._generator = torch.Generator().manual_seed(
             torch.initial_seed() if seed is None else seed
         )
@@ -95,8 +110,16 @@ class NSGDHess(Optimizer):
 
     @property
     def is_second_order(self) -> bool:
-        """True when the closure's backward must use `create_graph=True` (hvp="autograd")."""
-        return self.hvp == "autograd"
+        """True when the closure's backward should use `create_graph=True`: hvp="autograd", and
+        hvp="auto" outside DDP."""
+        return self.hvp == "autograd" or (self.hvp == "auto" and not distributed())
+
+    def hvp_method(self) -> str:
+        """The HVP the next step uses: "autograd" or "finite_difference" (resolves "auto")."""
+        if self.hvp != "auto":
+            return self.hvp
+        exact = self.closure_keeps_graph and not distributed()
+        return "autograd" if exact else "finite_difference"
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group and validate its hyperparameters (defaults and per-group overrides)."""
@@ -106,9 +129,11 @@ class NSGDHess(Optimizer):
         require_in_range("alpha", group["alpha"], 0.0, 1.0, low_open=True)
 
     def state_dict(self) -> dict[str, Any]:
-        """torch's state (g_{t-1}: `momentum`, x_{t-1}: `previous_param`) plus the q generator."""
+        """torch's state (g_{t-1}: `momentum`, x_{t-1}: `previous_param`) plus the q generator
+        and whether the closure kept the graph (so a resumed "auto" run takes the same path)."""
         state = super().state_dict()
         state[GENERATOR_STATE_KEY] = self._generator.get_state()
+        state[GRAPH_STATE_KEY] = self.closure_keeps_graph
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -120,6 +145,7 @@ class NSGDHess(Optimizer):
             )
         state_dict = dict(state_dict)
         generator_state = state_dict.pop(GENERATOR_STATE_KEY)
+        self.closure_keeps_graph = bool(state_dict.pop(GRAPH_STATE_KEY, False))
         super().load_state_dict(state_dict)
         self._generator.set_state(generator_state)
 
@@ -136,6 +162,8 @@ class NSGDHess(Optimizer):
         hessian_terms = self._hessian_terms(closure, current)
         with torch.enable_grad():
             loss = closure()
+        grads = [p.grad for p in params if p.grad is not None]
+        self.closure_keeps_graph = any(grad.grad_fn is not None for grad in grads)
         self._update(hessian_terms)
         for p in params:
             if self.state[p]:
@@ -158,7 +186,7 @@ class NSGDHess(Optimizer):
             return {}
         torch._foreach_add_(tracked, v, alpha=q - 1.0)  # x̂_t = x_t - (1 - q_t) v_t
         try:
-            if self.hvp == "autograd":
+            if self.hvp_method() == "autograd":
                 hv = self._autograd_hvp(closure, tracked, v)
             else:
                 hv = self._finite_difference_hvp(closure, tracked, v, v_norm)
@@ -285,7 +313,7 @@ class ClipNSGDHess(NSGDHess):
         alpha: α in (0, 1], the weight of the fresh stochastic gradient in g_t.
         grad_clip: λ > 0, the clipping level of the stochastic gradient.
         hess_clip: λ_h > 0, the clipping level of γ⁻¹ ∇²f(x̂_t) v_t.
-        hvp: "autograd" (exact, double backward) or "finite_difference" (central difference).
+        hvp: "auto", "autograd" or "finite_difference", as in `NSGDHess`.
         fd_step: relative length of the finite-difference perturbation (> 0).
         seed: seed of the generator of q_t; None takes `torch.initial_seed()`.
     """
@@ -297,7 +325,7 @@ class ClipNSGDHess(NSGDHess):
         alpha: float = 0.1,
         grad_clip: float = 1.0,
         hess_clip: float = 1.0,
-        hvp: HvpMode = "autograd",
+        hvp: HvpMode = "auto",
         fd_step: float = 1e-3,
         seed: int | None = None,
     ) -> None:
