@@ -45,6 +45,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from benchmarks.mtlkd_tables import markdown
 from benchmarks.wandb_tables import log_tables
 from datamodules.vrp import VRPDataModule
 from lightning_modules.mtlkd.model_from_weights import build_module
@@ -338,66 +339,6 @@ def band_means(members: list[dict], methods: dict[str, Solver]) -> dict[str, flo
         out[f"{method} feasible"] = float(np.isfinite(gaps).mean())
         out[f"{method} s"] = float(np.mean([r[method]["seconds"] for r in members]))
     return out
-
-
-def settings(args: argparse.Namespace) -> str:
-    """The run's arguments, one `name=value` each, for a table's header."""
-    return ", ".join(f"{k}={v}" for k, v in vars(args).items())
-
-
-def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, list, list]:
-    """The part's Markdown table, and its columns and rows for W&B."""
-    if part in ("suite", "generalization"):
-        methods = list(dict.fromkeys(m for row in result["rows"].values() for m in row))
-        columns = ["set", *[f"{m} gap %" for m in methods], "feasible", "student ms", "MTPOMO ms"]
-        table = []
-        for key, by_method in result["rows"].items():
-            table.append(
-                [
-                    key,
-                    *[round(by_method[m]["gap"], 2) if m in by_method else "" for m in methods],
-                    min(row["feasible"] for row in by_method.values()),
-                    round(by_method["student greedy"]["ms_per_instance"], 1),
-                    round(by_method["MTPOMO greedy"]["ms_per_instance"], 1),
-                ]
-            )
-        if part == "generalization":
-            columns.append("student peak RSS + MiB")
-            for row, by_method in zip(table, result["rows"].values(), strict=True):
-                row.append(round(by_method["student greedy"]["peak_rss_increase_mib"], 1))
-        lines = [f"MTL-KD {part}: {settings(args)}", ""]
-        if part == "suite":
-            for group, means in result["means"].items():
-                lines.append(f"- mean gap over the {group} variants: {means}")
-            lines.append("")
-    elif part == "r3c":
-        budgets = [0, *result["budgets"]]
-        columns = ["variant", *[f"gap % @{b}" for b in budgets], "feasible", "ms @max"]
-        table = [
-            [
-                name,
-                *[round(row[f"gap@{b}"], 2) for b in budgets],
-                min(row[f"feasible@{b}"] for b in budgets),
-                round(row[f"ms@{budgets[-1]}"], 1),
-            ]
-            for name, row in result["rows"].items()
-        ]
-        lines = [f"MTL-KD R3C budget curve: {settings(args)}", ""]
-    else:
-        keys = [k for k in next(iter(result["bands"].values())) if k != "instances"]
-        columns = [
-            "group",
-            "instances",
-            *[k if k.endswith((" feasible", " s")) else f"{k} gap %" for k in keys],
-        ]
-        table = [
-            [group, values["instances"], *[round(values[k], 2) for k in keys]]
-            for group, values in result["bands"].items()
-        ]
-        lines = [f"MTL-KD {part} (gap to BKS): {settings(args)}", ""]
-    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in table]
-    return "\n".join(lines) + "\n", columns, table
 
 
 def main(argv: list[str] | None = None) -> None:

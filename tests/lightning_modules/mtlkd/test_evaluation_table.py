@@ -71,3 +71,25 @@ def test_test_prints_one_table_with_a_row_per_variant(
         assert math.isclose(gap, float(metrics[f"test/{name}/n5/gap"]), rel_tol=1e-3, abs_tol=1e-3)
     trainer.test(module, datamodule=data, verbose=False)
     assert capsys.readouterr().out == ""
+
+
+def test_validate_prints_the_same_compact_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Trainer.validate` (as `train.py validate`) prints one "val" table, a row per set."""
+    data = VRPDataModule(
+        train_variants=VARIANTS[:2],
+        num_customers=5,
+        val_instances=2,
+        cache_dir=str(tmp_path / "cache"),
+        reference_time_limit=None,
+    )
+    torch.manual_seed(0)
+    module = POMOTeacher(embed_dim=16, num_layers=1, num_heads=4, ff_dim=32)
+    trainer = L.Trainer(logger=False, enable_progress_bar=False, enable_model_summary=False)
+    capsys.readouterr()
+    trainer.validate(module, datamodule=data)
+    out = capsys.readouterr().out
+    assert "DataLoader" not in out and out.count("POMOTeacher val") == 1
+    rows = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
+    assert rows == ["CVRP/n5", "VRPTW/n5", "all"]

@@ -15,11 +15,14 @@ from lightning_modules.mtlkd.model_from_weights import build_module
 from lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
     export_checkpoint,
+    load_policy,
     read_weights,
     save_weights,
     shipped_teacher_path,
 )
+from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from lightning_modules.mtlkd.teacher_inference import solve
+from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import SEEN_VARIANTS
@@ -173,3 +176,23 @@ def test_shipped_student_evaluates_through_train_py_test(in_tmp_dir: Path) -> No
         instances = data.load_set("test", name, 12).instances
         costs = validate_batch(instances, solve(student.policy, instances, "greedy")[0])
         assert float(metrics[f"test/{name}/n12/cost"]) == pytest.approx(costs.mean(), rel=1e-6)
+
+
+def test_load_policy_builds_the_network_alone(tmp_path: Path) -> None:
+    """`load_policy` gives the shipped student's HeavyDecoderPolicy (no LightningModule) with
+    the weights of `build_module`'s student, and a teacher file's POMOPolicy; both decode the
+    same greedy solutions as the modules."""
+    student = build_module(SHIPPED_DIR / "student_n50.pt")
+    policy = load_policy(SHIPPED_DIR / "student_n50.pt")
+    assert type(policy) is HeavyDecoderPolicy and not policy.training
+    batch = generate("OVRPTW", 8, 3, seed=4)
+    expected = student.solve(batch, "greedy", r3c_iterations=0)
+    assert torch.equal(solve(policy, batch, "greedy")[0], expected)
+    torch.manual_seed(3)
+    teacher = POMOTeacher(**TINY)
+    save_weights(teacher, tmp_path / "t.pt", variants=["OVRPTW"])
+    loaded = load_policy(tmp_path / "t.pt")
+    assert type(loaded) is POMOPolicy and read_weights(tmp_path / "t.pt")["variants"] == ["OVRPTW"]
+    assert torch.equal(
+        solve(loaded, batch, "multistart")[0], solve(teacher.policy, batch, "multistart")[0]
+    )
