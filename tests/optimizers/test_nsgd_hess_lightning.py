@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from benchmarks.quiet_trainer import quiet_trainer
 from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
 
 pytestmark = pytest.mark.filterwarnings(
@@ -83,15 +84,8 @@ def written_out(optimizer: str) -> Tensor:
 
 
 def fit(module: PlainQuadratic) -> L.Trainer:
-    """STEPS optimizer steps under automatic optimization (one dummy batch per step)."""
-    trainer = L.Trainer(
-        max_steps=STEPS,
-        accelerator="cpu",
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-    )
+    """STEPS optimizer steps under automatic optimization (one epoch of STEPS dummy batches)."""
+    trainer = quiet_trainer(1)
     trainer.fit(module, DataLoader(TensorDataset(torch.zeros(STEPS, 1)), batch_size=1))
     return trainer
 
