@@ -46,6 +46,11 @@ class SAM(Optimizer):
     LR schedulers and checkpoints see one optimizer: `state_dict()` holds the base optimizer's
     state (e.g. momentum buffers) and the SAM hyperparameters of every group.
 
+    Every closure call runs inside `pass_context(sharpness_pass)` (a no-op by default), so a
+    train loop can hide the passes that are not to be reported (`log=False`: at perturbed
+    weights) even from a loss that ignores the sharpness-pass contract; under Lightning
+    `callbacks.SharpnessGuard` sets it to silence `self.log` and torchmetrics in those passes.
+
     Args:
         params: parameters or parameter groups (groups may set their own `rho`, `adaptive`).
         base_optimizer: the optimizer that takes the step, a class or a partial taking the
@@ -83,6 +88,9 @@ class SAM(Optimizer):
         self.ascent_context: Callable[[], contextlib.AbstractContextManager[Any]] = (
             contextlib.nullcontext
         )
+        self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
+            contextlib.nullcontext
+        )
         self.sharpness_pass: SharpnessPass | None = None
         self._weight_buffers: dict[torch.Tensor, torch.Tensor] = {}
 
@@ -97,13 +105,14 @@ class SAM(Optimizer):
 
     def _run(self, closure: Closure, sharp: SharpnessPass, ascent: bool = False) -> Any:
         """Evaluate the closure under `sharp` (without gradient sync for a local ascent; a probe
-        runs without autograd, so DDP does not wait for a backward that never comes)."""
+        runs without autograd, so DDP does not wait for a backward that never comes), inside
+        `pass_context(sharp)`."""
         self.sharpness_pass = sharp
         context = (
             self.ascent_context() if ascent and self.local_ascent else contextlib.nullcontext()
         )
         try:
-            with torch.set_grad_enabled(not sharp.probe), context:
+            with torch.set_grad_enabled(not sharp.probe), context, self.pass_context(sharp):
                 loss = closure()
         finally:
             self.sharpness_pass = None

@@ -1,0 +1,111 @@
+"""SharpnessGuard keeps SAM's perturbed pass out of the logs and metrics of any LightningModule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import pytest
+import torch
+from lightning.pytorch.loggers import CSVLogger
+from torch import Tensor, nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, TensorDataset
+from torchmetrics import MeanSquaredError
+
+from callbacks.sharpness_guard import SharpnessGuard, unreported
+from optimizers.sam import SAM
+from optimizers.sharpness_pass import SharpnessPass
+from tests.cli_helpers import metric_column
+
+torch.manual_seed(0)
+X = torch.randn(32, 3)
+Y = X @ torch.tensor([1.0, -2.0, 0.5]) + 0.1 * torch.randn(32)
+BATCH, EPOCHS = 8, 2
+
+
+class NaiveRegression(L.LightningModule):
+    """Least squares written as anyone would: no sharpness pass, logs and metrics every call."""
+
+    def __init__(self, adaptive: bool) -> None:
+        super().__init__()
+        torch.manual_seed(3)
+        self.net = nn.Linear(3, 1)
+        self.mse = MeanSquaredError()
+        self.adaptive = adaptive
+        self.calls = 0
+
+    def training_step(self, batch: list[Tensor], batch_idx: int) -> Tensor:
+        self.calls += 1
+        x, y = batch
+        prediction = self.net(x).squeeze(-1)
+        loss = F.mse_loss(prediction, y)
+        self.mse(prediction, y)
+        self.log("train/loss", loss, on_step=True, on_epoch=True)
+        self.log_dict({"train/mse": self.mse}, on_step=False, on_epoch=True)
+        return loss
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return SAM(self.parameters(), torch.optim.SGD, rho=0.5, adaptive=self.adaptive, lr=0.1)
+
+
+class LossAtCurrentWeights(L.Callback):
+    """Records, before each step, the batch loss at the current weights (plain torch)."""
+
+    def __init__(self) -> None:
+        self.losses: list[float] = []
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        x, y = batch
+        weight, bias = (p.detach().clone() for p in pl_module.net.parameters())
+        self.losses.append(float(((x @ weight.T + bias).squeeze(-1) - y).pow(2).mean()))
+
+
+@pytest.mark.parametrize("adaptive", [False, True], ids=["SAM", "ASAM"])
+def test_logged_loss_and_metrics_are_at_the_current_weights(adaptive: bool, tmp_path: Path) -> None:
+    """A module unaware of SAM's passes logs, per step and per epoch, the loss at the weights
+    before the step, and its torchmetrics MSE sees those passes only; SAM still runs 2 passes."""
+    module, recorder = NaiveRegression(adaptive), LossAtCurrentWeights()
+    trainer = L.Trainer(
+        max_epochs=EPOCHS,
+        accelerator="cpu",
+        logger=CSVLogger(tmp_path),
+        log_every_n_steps=1,
+        callbacks=[SharpnessGuard(), recorder],
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(module, DataLoader(TensorDataset(X, Y), batch_size=BATCH))
+    steps = EPOCHS * len(X) // BATCH
+    assert module.calls == 2 * steps
+    metrics = next(tmp_path.rglob("metrics.csv"))
+    expected = torch.tensor(recorder.losses)
+    assert len(expected) == steps
+    torch.testing.assert_close(torch.tensor(metric_column(metrics, "train/loss_step")), expected)
+    per_epoch = expected.view(EPOCHS, -1).mean(1)  # equal batches: epoch MSE = mean of losses
+    torch.testing.assert_close(torch.tensor(metric_column(metrics, "train/loss_epoch")), per_epoch)
+    torch.testing.assert_close(torch.tensor(metric_column(metrics, "train/mse")), per_epoch)
+    assert "log" not in vars(module)
+
+
+def test_reported_passes_are_left_alone() -> None:
+    """A pass with `log=True` (at the current weights) keeps `self.log` and metric updates."""
+    module = NaiveRegression(adaptive=False)
+    with unreported(module, SharpnessPass()):
+        assert "log" not in vars(module)
+        module.mse(torch.ones(2), torch.zeros(2))
+    assert float(module.mse.compute()) == 1.0
+
+
+def test_unreported_pass_restores_metrics_even_when_the_closure_raises() -> None:
+    """Metric state and `log` come back after an unreported pass that fails half-way."""
+    module = NaiveRegression(adaptive=False)
+    module.mse(torch.ones(2), torch.zeros(2))
+    unreported_pass = unreported(module, SharpnessPass(perturbed=True, log=False))
+    with pytest.raises(FloatingPointError), unreported_pass:
+        module.mse(3 * torch.ones(2), torch.zeros(2))
+        module.log("anything", 1.0)  # a no-op: no trainer is needed
+        raise FloatingPointError
+    assert float(module.mse.compute()) == 1.0
+    assert "log" not in vars(module)
