@@ -16,7 +16,7 @@ import lightning as L
 import torch
 from torch import nn
 
-from callbacks.dual_updates import require_dual_updates
+from callbacks.dual_updates import lagrangian_step, require_dual_updates
 from optimizers.constraint_residual import equality
 from problems.convection import X_MAX
 
@@ -121,6 +121,7 @@ class ConvectionPINN(L.LightningModule):
         """u at points [N, 2] of (x, t), shape [N]."""
         return self.net(points).squeeze(-1)
 
+    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor | dict[str, object]:
