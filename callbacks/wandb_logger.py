@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import netrc
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
+from typing_extensions import override
 
 WandbMode = Literal["auto", "online", "offline", "disabled"]
 ALLOWED_MODES = ("auto", "online", "offline", "disabled")
@@ -54,6 +55,8 @@ class OptiforgeWandbLogger(WandbLogger):
         entity: W&B team or user; the key's default when None.
         group: W&B run group.
         tags: W&B run tags.
+        id: the W&B run to log into (continued if it exists, wandb's `resume="allow"`); None
+            for a new run. `train.py fit --ckpt_path` sets it to the checkpoint's run.
     """
 
     def __init__(
@@ -66,19 +69,14 @@ class OptiforgeWandbLogger(WandbLogger):
         entity: str | None = None,
         group: str | None = None,
         tags: list[str] | None = None,
+        id: str | None = None,
     ) -> None:
         resolved = resolve_wandb_mode(mode)
-        if resolved == "offline":
-            reason = (
-                "offline by request"
-                if mode == "offline" or "WANDB_MODE" in os.environ
-                else "no credentials"
-            )
-            rank_zero_info(
-                f"W&B: {reason}, logging offline to {os.path.join(save_dir, 'wandb')}; "
-                "upload later with `wandb sync wandb/offline-run-*` "
-                "(set WANDB_API_KEY to log online)."
-            )
+        self.offline_reason = (
+            "offline by request"
+            if mode == "offline" or "WANDB_MODE" in os.environ
+            else "no credentials"
+        )
         super().__init__(
             project=project,
             name=name,
@@ -88,5 +86,20 @@ class OptiforgeWandbLogger(WandbLogger):
             entity=entity,
             group=group,
             tags=tags,
+            id=id,
         )
+        # Lightning passes anonymous=None, which wandb >= 0.19 warns about on every run
+        self._wandb_init.pop("anonymous", None)
         self.mode = resolved
+
+    @property
+    @override
+    def experiment(self) -> Any:
+        """The W&B run, started on first use; an offline start says where it writes."""
+        if self._experiment is None and self.mode == "offline":
+            rank_zero_info(
+                f"W&B: {self.offline_reason}, logging offline to "
+                f"{os.path.join(self.save_dir or '.', 'wandb')}; upload later with "
+                "`wandb sync wandb/offline-run-*` (set WANDB_API_KEY to log online)."
+            )
+        return super().experiment

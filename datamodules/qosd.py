@@ -19,6 +19,7 @@ from torch_geometric.loader import DataLoader
 from problems.qosd import SyntheticQoSDConfig, generate_instance, load_gnutella08
 from problems.qosd.classical_best import classical_best
 from problems.qosd.features import qosd_features
+from problems.qosd.gnutella import gnutella08_files
 from problems.qosd.instance import QoSDInstance
 
 SPLIT_SEED_OFFSETS = {"train": 0, "val": 1_000_000, "test": 2_000_000}
@@ -51,6 +52,8 @@ class QoSDDataModule(L.LightningDataModule):
     seed: base seed; split s, instance i uses seed + offset(s) + i.
     test_on_gnutella: test on the real Gnutella08 instance instead of synthetic ones.
     gnutella_threshold_factor: its T as a multiple of the median unperturbed pair distance.
+    gnutella_dir: the folder holding Gnutella08's graph.txt and pairs.txt (None: gnutella08/ in
+        the data folder, see `problems.data_paths.data_dir`); checked here, before training.
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class QoSDDataModule(L.LightningDataModule):
         seed: int = 0,
         test_on_gnutella: bool = False,
         gnutella_threshold_factor: float = 1.0,
+        gnutella_dir: str | None = None,
     ) -> None:
         super().__init__()
         for name, value in (
@@ -81,6 +85,12 @@ class QoSDDataModule(L.LightningDataModule):
         ):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        missing = [str(p) for p in gnutella08_files(gnutella_dir) if not p.is_file()]
+        if test_on_gnutella and missing:
+            raise ValueError(
+                f"data.gnutella_dir: Gnutella08 file missing: {missing[0]} (point "
+                "data.gnutella_dir or OPTIFORGE_DATA at the folder of graph.txt and pairs.txt)"
+            )
         self.save_hyperparameters()
         self.config = SyntheticQoSDConfig(
             graph_model=graph_model,
@@ -100,7 +110,8 @@ class QoSDDataModule(L.LightningDataModule):
         """The split's instances (Gnutella08 alone for the test split if asked)."""
         if split == "test" and self.hparams.test_on_gnutella:
             factor = self.hparams.gnutella_threshold_factor
-            return [load_gnutella08(self.config.edge_function, factor)]
+            directory = self.hparams.gnutella_dir
+            return [load_gnutella08(self.config.edge_function, factor, directory)]
         base = self.hparams.seed + SPLIT_SEED_OFFSETS[split]
         return [generate_instance(self.config, base + i) for i in range(self.sizes[split])]
 

@@ -14,25 +14,18 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PY = PROJECT_ROOT / "train.py"
 CONFIG_DIR = PROJECT_ROOT / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
-# The config files of each CLI-tested experiment, in `--config` order (one place to update
-# when configs are split into a base and overlays).
-EXPERIMENT_CONFIGS: dict[str, list[Path]] = {
-    "default": [DEFAULT_CONFIG],
-    **{
-        f"hephaestus/{name}": [CONFIG_DIR / "hephaestus" / f"{name}.yaml"]
-        for name in (
-            "forge_er100_linear",
-            "morph_er100_linear",
-            "refine_er100_linear",
-            "refine_gnutella08_linear",
-        )
-    },
-}
 
 
 def config_args(experiment: str) -> list[str]:
-    """`--config <file>` for every config file of `experiment` (a key of EXPERIMENT_CONFIGS)."""
-    return [arg for path in EXPERIMENT_CONFIGS[experiment] for arg in ("--config", str(path))]
+    """`--config` arguments of an experiment named like "hephaestus/refine_er100_linear": its
+    system's base.yaml first when there is one, then the experiment's own file (the one place
+    that knows how configs are laid out)."""
+    system = experiment.rpartition("/")[0]
+    files = [CONFIG_DIR / f"{experiment}.yaml"]
+    base = CONFIG_DIR / system / "base.yaml"
+    if system and base.is_file():
+        files.insert(0, base)
+    return [arg for path in files for arg in ("--config", str(path))]
 
 
 def run_cli(*args: str) -> OptiforgeCLI:
@@ -51,6 +44,11 @@ def run_train_py(*args: str, cwd: Path, env: dict[str, str] | None = None, timeo
         text=True,
         timeout=timeout,
     )
+
+
+def written_files(directory: Path) -> list[str]:
+    """Everything under `directory`, as sorted relative paths (to show that nothing was written)."""
+    return sorted(str(path.relative_to(directory)) for path in directory.rglob("*"))
 
 
 def metric_column(metrics_csv: Path, name: str) -> list[float]:

@@ -23,6 +23,13 @@ GNUTELLA_DIR = "gnutella08"
 COLUMNS = ("u", "v", "alpha", "beta", "weight", "max_budget")
 
 
+def gnutella08_files(directory: str | Path | None = None) -> tuple[Path, Path]:
+    """(graph.txt, pairs.txt) in `directory` (None: the data folder's gnutella08/); a caller
+    can check that they exist before any work starts."""
+    folder = Path(directory) if directory is not None else data_path(GNUTELLA_DIR)
+    return folder / "graph.txt", folder / "pairs.txt"
+
+
 def load_gnutella08(
     edge_function: str = "linear",
     threshold_factor: float = 1.0,
@@ -31,8 +38,7 @@ def load_gnutella08(
     """The Gnutella08 instance with the given edge-weight family and threshold factor."""
     if not threshold_factor > 0:
         raise ValueError(f"threshold_factor must be > 0, got {threshold_factor}")
-    folder = Path(directory) if directory is not None else data_path(GNUTELLA_DIR)
-    graph_file, pairs_file = folder / "graph.txt", folder / "pairs.txt"
+    graph_file, pairs_file = gnutella08_files(directory)
     for path in (graph_file, pairs_file):
         if not path.is_file():
             raise FileNotFoundError(f"Gnutella08 file missing: {path}")
