@@ -18,6 +18,12 @@ solution that is feasible in integers is therefore feasible in float units, and 
 recomputed from the coordinates, is within (number of arcs) / `scale` of PyVRP's objective
 divided by `scale`; against the float optimum it is within 2 x (number of arcs) / `scale`.
 
+Reproducible: the search stops after a fixed number of PyVRP iterations (`MaxIterations`), never
+on wall-clock time, so the same seed and budget give the same solutions on any machine and under
+any load. The wall time is only reported (`PyVRPSolution.seconds`). The default budget,
+`DEFAULT_ITERATIONS`, matches the quality of the former 1 s limit at n = 50
+(`benchmarks/pyvrp_iteration_budget.py`).
+
 Every returned solution is checked by `problems.vrp.validator.validate` before it is reported.
 """
 
@@ -30,22 +36,26 @@ from dataclasses import dataclass
 import numpy as np
 from pyvrp import Model
 from pyvrp.constants import MAX_VALUE
-from pyvrp.stop import MaxRuntime
+from pyvrp.stop import MaxIterations
 
 from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate
 
 DEMAND_SCALE = 1_000_000
 SLACK = 1e-6
+DEFAULT_ITERATIONS = 1000
 
 
 @dataclass(frozen=True)
 class PyVRPSolution:
-    """A solved instance: node sequence with 0 between routes, e.g. [0, 3, 5, 0, 2, 1, 0], and
-    its cost in the batch's float units (open routes do not pay the return leg)."""
+    """A solved instance: node sequence with 0 between routes, e.g. [0, 3, 5, 0, 2, 1, 0], its
+    cost in the batch's float units (open routes do not pay the return leg), the iterations
+    searched and the wall time they took (reported only; it decides nothing)."""
 
     sequence: np.ndarray
     cost: float
+    iterations: int
+    seconds: float
 
 
 def _up(value: np.ndarray | float, scale: float) -> np.ndarray:
@@ -120,12 +130,14 @@ def route_length(locs: np.ndarray, sequence: np.ndarray, open_route: bool) -> fl
 
 
 def solve_arrays(
-    arrays: dict[str, np.ndarray], time_limit: float, scale: int, seed: int
+    arrays: dict[str, np.ndarray], iterations: int, scale: int, seed: int
 ) -> PyVRPSolution:
-    """Solve one instance given as `instance_arrays`; raise if PyVRP finds nothing feasible."""
-    result = build_model(arrays, scale).solve(MaxRuntime(time_limit), seed=seed, display=False)
+    """Solve one instance given as `instance_arrays` with `iterations` PyVRP iterations; raise
+    if PyVRP finds nothing feasible."""
+    stop = MaxIterations(iterations)
+    result = build_model(arrays, scale).solve(stop, seed=seed, display=False)
     if not result.is_feasible():
-        raise RuntimeError(f"PyVRP found no feasible solution within time_limit={time_limit}s")
+        raise RuntimeError(f"PyVRP found no feasible solution within iterations={iterations}")
     nodes = [0]
     for route in result.best.routes():
         nodes += [activity.idx + 1 for activity in route if activity.is_client()] + [0]
@@ -135,29 +147,35 @@ def solve_arrays(
         after = sequence[1:] != 0
         if (is_backhaul[:-1] & ~is_backhaul[1:] & after).any():
             raise RuntimeError("PyVRP used a forbidden backhaul -> linehaul arc")
-    return PyVRPSolution(sequence, route_length(arrays["locs"], sequence, bool(arrays["open"])))
+    cost = route_length(arrays["locs"], sequence, bool(arrays["open"]))
+    return PyVRPSolution(sequence, cost, result.num_iterations, result.runtime)
 
 
 class PyVRPSolver:
     """PyVRP on every instance of a `VRPBatch`, one process per worker.
 
     Args:
-        time_limit: seconds of search per instance (> 0).
+        iterations: PyVRP iterations per instance (>= 1), the only stopping rule: same seed and
+            budget, same solutions (`DEFAULT_ITERATIONS` ~ the former 1 s at n = 50).
         num_workers: parallel processes (>= 1); 1 solves in this process.
         scale: integer scaling of lengths and times (>= 1), see the module docstring.
         seed: PyVRP's random seed (the same for every instance).
     """
 
     def __init__(
-        self, time_limit: float = 1.0, num_workers: int = 1, scale: int = 100_000, seed: int = 0
+        self,
+        iterations: int = DEFAULT_ITERATIONS,
+        num_workers: int = 1,
+        scale: int = 100_000,
+        seed: int = 0,
     ) -> None:
-        if not time_limit > 0:
-            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
         if num_workers < 1:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
         if scale < 1:
             raise ValueError(f"scale must be >= 1, got {scale}")
-        self.time_limit = time_limit
+        self.iterations = iterations
         self.num_workers = num_workers
         self.scale = scale
         self.seed = seed
@@ -168,7 +186,7 @@ class PyVRPSolver:
         batch = batch.to("cpu")
         jobs = [instance_arrays(batch, row) for row in range(batch.batch_size)]
         args = (
-            [self.time_limit] * len(jobs),
+            [self.iterations] * len(jobs),
             [self.scale] * len(jobs),
             [self.seed] * len(jobs),
         )

@@ -17,7 +17,7 @@ from problems.vrp.validator import validate
 
 
 def small(tmp_path: Path, **changes: object) -> VRPDataModule:
-    """A 6-customer module with 3-instance eval sets and 0.05 s references."""
+    """A 6-customer module with 3-instance eval sets and 100-iteration references."""
     settings: dict[str, object] = {
         "num_customers": 6,
         "batch_size": 4,
@@ -26,7 +26,7 @@ def small(tmp_path: Path, **changes: object) -> VRPDataModule:
         "test_instances": 3,
         "eval_batch_size": 2,
         "cache_dir": str(tmp_path / "cache"),
-        "reference_time_limit": 0.05,
+        "reference_iterations": 100,
     }
     return VRPDataModule(**{**settings, **changes})  # type: ignore[arg-type]
 
@@ -50,8 +50,8 @@ def test_training_batches_change_per_epoch_and_mix_variants() -> None:
 def test_a_variants_eval_instances_do_not_depend_on_the_other_variants(tmp_path: Path) -> None:
     """The VRPTW test set is the same whether VRPTW is listed alone or after CVRP (a teacher and
     a multi-task model are scored on the same instances); val and test sets differ."""
-    alone = small(tmp_path / "a", train_variants="VRPTW", reference_time_limit=None)
-    listed = small(tmp_path / "b", train_variants=["CVRP", "VRPTW"], reference_time_limit=None)
+    alone = small(tmp_path / "a", train_variants="VRPTW", reference_iterations=None)
+    listed = small(tmp_path / "b", train_variants=["CVRP", "VRPTW"], reference_iterations=None)
     alone.prepare_split("test")
     listed.prepare_split("test")
     alone.prepare_split("val")
@@ -71,7 +71,7 @@ def test_prepare_data_builds_only_the_split_the_stage_reads(
 ) -> None:
     """Under a trainer that is testing only the test set is built (a strong-reference test
     never pays for a val set); fitting and validating build only the val set."""
-    module = small(tmp_path, reference_time_limit=None)
+    module = small(tmp_path, reference_iterations=None)
     trainer = L.Trainer(logger=False)
     trainer.state.fn = function
     module.trainer = trainer
@@ -80,20 +80,22 @@ def test_prepare_data_builds_only_the_split_the_stage_reads(
 
 
 def test_eval_sets_are_cached_with_valid_references(tmp_path: Path) -> None:
-    """prepare_data writes one npz per split; every reference solution passes the validator at
-    the stored cost; a second prepare_data reuses the files."""
+    """prepare_data writes one npz per split, named and stamped with its iteration budget; every
+    reference solution passes the validator at the stored cost; a second prepare_data reuses
+    the files."""
     module = small(tmp_path, train_variants="VRPTW")
     module.prepare_data()
     files = sorted(p.name for p in (tmp_path / "cache").iterdir())
     assert files == [
-        "test_VRPTW_n6_k3_seed0_strict_t0.05.npz",
-        "val_VRPTW_n6_k3_seed0_strict_t0.05.npz",
+        "test_VRPTW_n6_k3_seed0_strict_i100.npz",
+        "val_VRPTW_n6_k3_seed0_strict_i100.npz",
     ]
     stamps = [p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()]
     module.prepare_data()
     assert stamps == [p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()]
     with np.load(module.cache_path("val", "VRPTW", 6)) as data:
         solutions, costs = data["reference_solution"], data["reference_cost"]
+        assert int(data["reference_iterations"]) == 100  # the budget is recorded with the set
     module.setup("fit")
     (val,) = module.eval_sets["val"]
     assert val.name == "VRPTW/n6" and val.instances.batch_size == 3
@@ -121,7 +123,7 @@ def test_val_and_test_sets_do_not_depend_on_the_cache(tmp_path: Path) -> None:
 
 def test_cvrplib_test_set(tmp_path: Path) -> None:
     """The CVRPLIB option appends a test loader whose X-n101-k25 reference is its BKS 27591."""
-    module = small(tmp_path, reference_time_limit=None, cvrplib_instances=["CVRP/X-n101-k25"])
+    module = small(tmp_path, reference_iterations=None, cvrplib_instances=["CVRP/X-n101-k25"])
     module.prepare_data()
     module.setup("test")
     loaders = module.test_dataloader()
@@ -181,8 +183,8 @@ def test_bad_arguments_name_the_field(tmp_path: Path) -> None:
         small(tmp_path, num_customers=0)
     with pytest.raises(ValueError, match="eval_sizes must be >= 1"):
         small(tmp_path, eval_sizes=[10, 0])
-    with pytest.raises(ValueError, match="reference_time_limit must be > 0"):
-        small(tmp_path, reference_time_limit=-1.0)
+    with pytest.raises(ValueError, match="reference_iterations must be an integer >= 1"):
+        small(tmp_path, reference_iterations=0)
     with pytest.raises(ValueError, match="cvrplib_instances"):
         small(tmp_path, cvrplib_instances=["X-n101-k25"])
     with pytest.raises(FileNotFoundError, match="cache_dir"):

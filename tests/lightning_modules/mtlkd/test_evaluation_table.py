@@ -47,7 +47,7 @@ def test_test_prints_one_table_with_a_row_per_variant(
         num_customers=5,
         test_instances=2,
         cache_dir=str(tmp_path / "cache"),
-        reference_time_limit=0.02,
+        reference_iterations=50,
     )
     torch.manual_seed(0)
     if model == "teacher":
@@ -82,7 +82,7 @@ def test_validate_prints_the_same_compact_table(
         num_customers=5,
         val_instances=2,
         cache_dir=str(tmp_path / "cache"),
-        reference_time_limit=None,
+        reference_iterations=None,
     )
     torch.manual_seed(0)
     module = POMOTeacher(embed_dim=16, num_layers=1, num_heads=4, ff_dim=32)

@@ -189,7 +189,7 @@ def small_data(tmp_path: Path) -> VRPDataModule:
         test_instances=3,
         eval_batch_size=2,
         cache_dir=str(tmp_path / "cache"),
-        reference_time_limit=0.02,
+        reference_iterations=50,
     )
 
 

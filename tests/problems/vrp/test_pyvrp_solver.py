@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from dataclasses import fields
 
 import numpy as np
 import pytest
 import torch
 
+from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch
-from problems.vrp.pyvrp_solver import PyVRPSolver
+from problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS, PyVRPSolver
 from problems.vrp.validator import InfeasibleSolution, validate
 from problems.vrp.variants import ALL_VARIANTS, Variant
 
 NUM_CUSTOMERS = 6
 SCALE = 100_000
+ITERATIONS = 300  # enough for the brute-force optimum of every 6-customer instance here
 WINDOW_SPREAD, WINDOW_WIDTH, LIMIT_MARGIN = 2.0, 0.25, 0.1
 
 
@@ -116,9 +117,8 @@ def test_every_variant_matches_brute_force(name: str) -> None:
     """Each of the 16 variants on a 6-customer instance: PyVRP's solution is valid and its
     float cost equals the brute-force optimum within the rounding bound 2 x arcs / scale."""
     batch = tiny_instance(ALL_VARIANTS[name], seed=3)
-    start = time.perf_counter()
-    (solution,) = PyVRPSolver(time_limit=0.05, scale=SCALE).solve(batch)
-    assert time.perf_counter() - start < 0.5
+    (solution,) = PyVRPSolver(iterations=ITERATIONS, scale=SCALE).solve(batch)
+    assert solution.iterations == ITERATIONS
     assert validate(batch, solution.sequence) == pytest.approx(solution.cost, abs=1e-9)
     optimum, _ = brute_force(batch)
     arcs = len(solution.sequence) - 1
@@ -141,13 +141,13 @@ def test_strict_backhaul_precedence(name: str) -> None:
     """Strict: in every route no linehaul follows a backhaul; mixed reaches the lower mixed
     optimum, so the forbidden arcs are what keeps the strict solution ordered."""
     batch = tiny_instance(ALL_VARIANTS[name], seed=3)
-    (strict,) = PyVRPSolver(time_limit=0.05).solve(batch)
+    (strict,) = PyVRPSolver(iterations=ITERATIONS).solve(batch)
     is_backhaul = batch.backhaul_demand[0] > 0
     for route in routes_of(strict.sequence):
         flags = [bool(is_backhaul[node]) for node in route]
         assert flags == sorted(flags)
     mixed_batch = tiny_instance(ALL_VARIANTS[name], seed=3, mixed=True)
-    (mixed,) = PyVRPSolver(time_limit=0.05).solve(mixed_batch)
+    (mixed,) = PyVRPSolver(iterations=ITERATIONS).solve(mixed_batch)
     optimum, _ = brute_force(mixed_batch)
     assert mixed.cost == pytest.approx(optimum, abs=2 * len(mixed.sequence) / SCALE)
     assert mixed.cost < strict.cost - 1e-3
@@ -160,17 +160,32 @@ def test_workers_and_batch_order() -> None:
         for seed, name in enumerate(["CVRP", "VRPTW", "OVRPB"])
     ]
     batch = VRPBatch(*(torch.cat([getattr(r, f.name) for r in rows]) for f in fields(VRPBatch)))
-    serial = PyVRPSolver(time_limit=0.05).solve(batch)
-    parallel = PyVRPSolver(time_limit=0.05, num_workers=2).solve(batch)
+    serial = PyVRPSolver(iterations=ITERATIONS).solve(batch)
+    parallel = PyVRPSolver(iterations=ITERATIONS, num_workers=2).solve(batch)
     assert [s.cost for s in serial] == pytest.approx([p.cost for p in parallel], abs=1e-9)
     for row, solution in enumerate(serial):
         assert solution.cost == pytest.approx(brute_force(batch.index(row))[0], abs=1e-3)
 
 
+def test_same_seed_and_budget_give_the_same_solutions() -> None:
+    """Two solves with one seed and iteration budget return identical sequences and costs on
+    n = 50 (the search stops on iterations, not on the clock); the budget is what ran."""
+    batch = generate(["CVRP", "VRPTW"], 50, 2, seed=5)
+    first, second = (PyVRPSolver(iterations=200, seed=7).solve(batch) for _ in range(2))
+    assert [s.cost for s in first] == [s.cost for s in second]
+    for one, two in zip(first, second, strict=True):
+        np.testing.assert_array_equal(one.sequence, two.sequence)
+        assert one.iterations == two.iterations == 200
+        assert one.seconds > 0
+    assert PyVRPSolver().iterations == DEFAULT_ITERATIONS == 1000
+
+
 def test_bad_arguments_name_the_field() -> None:
-    """Non-positive time limit, zero workers or scale raise naming the argument."""
-    with pytest.raises(ValueError, match="time_limit"):
-        PyVRPSolver(time_limit=-1.0)
+    """A budget below one iteration or not an integer, zero workers or scale raise naming the
+    argument."""
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match=r"^iterations must be an integer >= 1"):
+            PyVRPSolver(iterations=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_workers"):
         PyVRPSolver(num_workers=0)
     with pytest.raises(ValueError, match="scale"):
