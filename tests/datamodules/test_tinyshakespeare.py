@@ -50,6 +50,18 @@ def test_real_file_vocabulary_and_split_sizes() -> None:
     assert len(data.splits["val"]) == 871  # ceil((55,769 - 64) / 64) disjoint windows
 
 
+def test_default_file_follows_optiforge_data(
+    text_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With OPTIFORGE_DATA set and no path, the file under `<it>/tinyshakespeare/` is read."""
+    (text_file.parent / "tinyshakespeare").mkdir()
+    text_file.rename(text_file.parent / "tinyshakespeare" / "input.txt")
+    monkeypatch.setenv("OPTIFORGE_DATA", str(text_file.parent))
+    data = TinyShakespeareDataModule(context_length=4, train_windows_per_epoch=16)
+    data.setup("fit")
+    assert data.vocab == list("abcdefghij")
+
+
 def test_windows_have_the_shape_and_targets_are_shifted_by_one(text_file: Path) -> None:
     """Every training batch is [B, T]; targets are the next characters of the same text."""
     data = prepared(text_file, context_length=5, batch_size=3, train_windows_per_epoch=12)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from problems.data_paths import DATA_ENV_VAR, data_dir, data_path
 
@@ -40,6 +45,18 @@ def test_environment_variable_overrides(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv(DATA_ENV_VAR, str(tmp_path))
     assert data_dir() == tmp_path
     assert data_path("vrplib") == tmp_path / "vrplib"
+
+
+@given(
+    folder=st.text(st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=1, max_size=12),
+    relative=st.sampled_from(["compas/compas.csv", "vrplib", "gnutella08/pairs.txt"]),
+)
+def test_any_override_folder_is_taken_as_is(folder: str, relative: str) -> None:
+    """Whatever folder OPTIFORGE_DATA names, data_path(relative) is exactly `<it>/<relative>`."""
+    chosen = Path(tempfile.gettempdir()) / folder
+    with mock.patch.dict(os.environ, {DATA_ENV_VAR: str(chosen)}):
+        assert data_dir() == chosen
+        assert data_path(relative) == chosen.joinpath(*relative.split("/"))
 
 
 def test_shipped_files_and_provenance_are_in_the_project() -> None:
