@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tests.cli_helpers import DEFAULT_CONFIG, run_cli, run_train_py
+from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, config_args, run_cli, run_train_py
 from tests.wandb_offline_reader import artifact_names, config_keys, history_values, read_records
+from train import one_line
 
 
 @pytest.mark.slow
@@ -89,17 +94,87 @@ BAD_INPUTS = {
         "data.path",
     ),
     "bad value": (["--data.init_args.label_noise", "1.5"], "data.label_noise"),
+    "negative max_epochs": (["--trainer.max_epochs", "-5"], "trainer.max_epochs"),
+    "zero check_val_every_n_epoch": (
+        ["--trainer.check_val_every_n_epoch", "0"],
+        "trainer.check_val_every_n_epoch",
+    ),
+    "negative step_size": (
+        ["--lr_scheduler", "torch.optim.lr_scheduler.StepLR", "--lr_scheduler.step_size", "-1"],
+        "lr_scheduler.init_args.step_size",
+    ),
+    "zero T_max": (
+        ["--lr_scheduler", "torch.optim.lr_scheduler.CosineAnnealingLR"]
+        + ["--lr_scheduler.T_max", "0"],
+        "lr_scheduler.init_args.T_max",
+    ),
+    "negative gamma": (
+        ["--lr_scheduler", "torch.optim.lr_scheduler.ExponentialLR"]
+        + ["--lr_scheduler.gamma", "-0.5"],
+        "lr_scheduler.init_args.gamma",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=list(BAD_INPUTS))
 def test_bad_input_fails_fast_naming_the_field(
-    case: str, in_tmp_dir: Path, capsys: pytest.CaptureFixture[str]
+    case: str, in_tmp_dir: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """Each bad value exits with status 2, names the field, and writes nothing."""
+    """Each bad value exits with status 2, names the field in one stderr line, writes nothing."""
     arguments, field = BAD_INPUTS[case]
     with pytest.raises(SystemExit) as exit_info:
         run_cli("fit", "--config", str(DEFAULT_CONFIG), *arguments)
     assert exit_info.value.code == 2
-    assert field in capsys.readouterr().err
+    err = capfd.readouterr().err
+    assert field in err
+    assert len(err.strip().splitlines()) == 1, err
     assert list(in_tmp_dir.iterdir()) == []
+
+
+@given(st.text(max_size=400))
+def test_one_line_never_spans_lines(message: str) -> None:
+    """Any parser message, however nested, is reported on a single line."""
+    assert "\n" not in one_line(message) and "\r" not in one_line(message)
+
+
+def test_one_line_joins_nested_parser_keys() -> None:
+    """jsonargparse's nested type error becomes `<dotted key>: <reason>`."""
+    message = (
+        'Parser key "data":\n  Does not validate against any of the Union subtypes\n'
+        "  Errors:\n    - Problem with given class_path 'datamodules.DigitsDataModule':\n"
+        "        Parser key \"batch_size\":\n          Expected a <class 'int'>. Got value: many\n"
+        "    - Expected a <class 'NoneType'>\n  Given value type: <class 'str'>\n"
+    )
+    assert one_line(message) == "data.batch_size: Expected a <class 'int'>. Got value: many"
+
+
+def test_import_loads_no_system(tmp_path: Path) -> None:
+    """`import train` loads no module, data module, graph library or W&B (they load on use)."""
+    heavy = ("lightning_modules", "datamodules", "problems", "torch_geometric", "wandb")
+    code = f"import sys, train; print([m for m in {heavy!r} if m in sys.modules])"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"
+
+
+NOISE = ("deprecat", "anonymous", "Tip:", "Seed set to")
+
+
+def test_a_run_prints_no_known_noise(tmp_path: Path) -> None:
+    """A short offline fit + test prints no deprecation, wandb "anonymous" warning, Lightning
+    tip or seed line on stderr, and still says where W&B writes offline."""
+    result = run_train_py(
+        "fit",
+        *config_args("default"),
+        *("--trainer.max_epochs", "1", "--trainer.limit_train_batches", "2"),
+        *("--trainer.limit_val_batches", "1", "--trainer.limit_test_batches", "1"),
+        *("--trainer.enable_progress_bar", "false"),
+        cwd=tmp_path,
+        env={"WANDB_MODE": "offline"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    noisy = [line for line in result.stderr.splitlines() if any(n in line for n in NOISE)]
+    assert noisy == []
+    assert "W&B: offline by request" in result.stderr
