@@ -1,5 +1,7 @@
-"""Equivariant MLPs as subspaces of MLPs: permutation representations of S_n, tied layers,
-Reynolds projection, hidden-representation distances and loss-landscape measurements."""
+"""Equivariant MLPs as subspaces of MLPs: the regressor, hidden-representation distances and
+loss-landscape measurements. The layers (permutation representations of S_n, tied layers, the
+Reynolds projection) live in `problems.equivariant`, shared with the teacher's data; they are
+re-exported here."""
 
 from __future__ import annotations
 
