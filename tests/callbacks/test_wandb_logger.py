@@ -1,12 +1,15 @@
-"""How the default W&B logger picks its mode."""
+"""How the default W&B logger picks its mode, takes a run id, and how checkpoints record it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from callbacks import resolve_wandb_mode
+from callbacks.wandb_logger import OptiforgeWandbLogger
+from callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
 
 
 @pytest.fixture
@@ -44,3 +47,24 @@ def test_explicit_mode_is_kept_and_bad_mode_named(no_credentials: None) -> None:
     assert resolve_wandb_mode("disabled") == "disabled"
     with pytest.raises(ValueError, match="mode"):
         resolve_wandb_mode("sometimes")  # type: ignore[arg-type]
+
+
+def test_logger_accepts_a_run_id_and_sends_no_anonymous_setting(tmp_path: Path) -> None:
+    """`id` reaches wandb.init (resume="allow"), and the deprecated `anonymous` key does not."""
+    logger = OptiforgeWandbLogger(save_dir=str(tmp_path), mode="disabled", id="run42")
+    assert logger._wandb_init["id"] == "run42"
+    assert logger._wandb_init["resume"] == "allow"
+    assert "anonymous" not in logger._wandb_init
+
+
+def test_checkpoints_record_the_wandb_run_id(tmp_path: Path) -> None:
+    """WandbRunId writes the started run's id into a checkpoint; checkpoint_run_id reads it,
+    and a checkpoint without one (no W&B run) gives None."""
+    logger = OptiforgeWandbLogger(save_dir=str(tmp_path), mode="disabled", id="run42")
+    checkpoint: dict = {}
+    WandbRunId().on_save_checkpoint(SimpleNamespace(loggers=[logger]), None, checkpoint)
+    assert checkpoint_run_id(checkpoint) is None  # the run has not started: nothing to continue
+    _ = logger.experiment
+    WandbRunId().on_save_checkpoint(SimpleNamespace(loggers=[logger]), None, checkpoint)
+    assert checkpoint_run_id(checkpoint) == logger.version
+    assert checkpoint_run_id({"state_dict": {}}) is None
