@@ -5,6 +5,11 @@ values so that one layout serves all 16 variants: no backhauls -> backhaul_deman
 time windows -> windows [0, inf) and service time 0; no route limit -> distance_limit inf;
 closed routes -> open_route False. Demands are in the same units as `capacity`.
 
+Every batch is checked when it is built (`check_batch`: shapes, NaN, negative values, demand
+above capacity, customers no route can serve); the file loaders, the env's `reset` and the
+validator run the same check, so malformed input stops with one ValueError naming the instance
+and the field instead of surfacing later as an infeasible solution or a dead end in the mask.
+
 The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`.
 The env masks with half that slack (`DECODING_TOLERANCE`): its float32 sums over a route drift
 by ~1e-6 relative, and with equal slack a route ending within that drift of the bound passed
