@@ -8,8 +8,8 @@ Every solution is checked by the independent validator (`problems.vrp.validator`
 over validated costs, and each row reports its feasibility rate. Parts:
 
 - suite: the 16 variants at n = `--size`, `--instances` seeded test instances each (the
-  VRPDataModule's cached test sets; PyVRP references at `--seen-limit` s per instance for the
-  6 seen variants and `--unseen-limit` s for the 10 unseen ones): greedy decoding of the
+  VRPDataModule's cached test sets; PyVRP references of `--seen-iterations` iterations per instance
+  for the 6 seen variants and `--unseen-iterations` for the 10 unseen ones): greedy decoding of the
   student and of MTPOMO; on the first `--augment-instances` of them (POMO inference costs
   400 rollouts per instance) MTPOMO with multi-start x 8 augmentations and, on the seen
   variants, their teacher (multi-start x 8); `--augment-instances 0` skips them. Mean gaps over
@@ -18,7 +18,7 @@ over validated costs, and each row reports its feasibility rate. Parts:
   variant improved by R3C, validated after each budget in `--r3c-budgets` (rounds).
 - generalization: student and MTPOMO greedy (and student + `--large-r3c` R3C rounds) on
   `--general-variants` at each size of `--general-sizes` (instances and PyVRP seconds per size
-  from `--general-instances` / `--general-limits`), with the peak resident memory added while
+  from `--general-instances` / `--general-iterations`), with the peak resident memory added while
   decoding (sampled every 5 ms) and the time per instance.
 - cvrplib: student greedy, student + `--large-r3c` R3C rounds and MTPOMO greedy on the first
   `--x-instances` (default all 100) CVRPLIB Set X instances by size, grouped n <= 250, 251-500,
@@ -156,7 +156,7 @@ def with_r3c(student: MTLKDStudent, budget: int) -> Solver:
 
 
 def test_set(
-    name: str, size: int, count: int, limit: float, cache_dir: Path
+    name: str, size: int, count: int, iterations: int, cache_dir: Path
 ) -> tuple[VRPBatch, np.ndarray]:
     """The cached seeded test set (built with PyVRP references on first use, 2 workers)."""
     data = VRPDataModule(
@@ -164,7 +164,7 @@ def test_set(
         num_customers=size,
         eval_variants=[name],
         test_instances=count,
-        reference_time_limit=limit,
+        reference_iterations=iterations,
         reference_workers=2,
         cache_dir=str(cache_dir),
     )
@@ -177,8 +177,8 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in ALL_VARIANTS:
         seen = name in SEEN_VARIANTS
-        limit = args.seen_limit if seen else args.unseen_limit
-        instances, reference = test_set(name, args.size, args.instances, limit, args.cache_dir)
+        budget = args.seen_iterations if seen else args.unseen_iterations
+        instances, reference = test_set(name, args.size, args.instances, budget, args.cache_dir)
         solvers = {
             "student greedy": greedy(models["student"]),
             "MTPOMO greedy": greedy(models["mtpomo"]),
@@ -209,8 +209,8 @@ def r3c_curve(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) 
     student = models["student"]
     rows: dict[str, dict[str, float]] = {}
     for name in ALL_VARIANTS:
-        limit = args.seen_limit if name in SEEN_VARIANTS else args.unseen_limit
-        instances, reference = test_set(name, args.size, args.instances, limit, args.cache_dir)
+        budget = args.seen_iterations if name in SEEN_VARIANTS else args.unseen_iterations
+        instances, reference = test_set(name, args.size, args.instances, budget, args.cache_dir)
         instances = instances.index(slice(0, args.r3c_instances))
         reference = reference[: args.r3c_instances]
         rows[name] = r3c_stages(student, instances, reference, args)
@@ -247,10 +247,10 @@ def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namesp
     budget = args.large_r3c
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in args.general_variants:
-        for size, count, limit in zip(
-            args.general_sizes, args.general_instances, args.general_limits, strict=True
+        for size, count, iterations in zip(
+            args.general_sizes, args.general_instances, args.general_iterations, strict=True
         ):
-            instances, reference = test_set(name, size, count, limit, args.cache_dir)
+            instances, reference = test_set(name, size, count, iterations, args.cache_dir)
             chunk = max(1, min(args.chunk, 4096 // size))
             solvers = {
                 "student greedy": greedy(models["student"]),
@@ -348,8 +348,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     parser.add_argument("--size", type=int, default=50)
     parser.add_argument("--instances", type=int, default=1000)
-    parser.add_argument("--seen-limit", type=float, default=1.0)
-    parser.add_argument("--unseen-limit", type=float, default=0.25)
+    parser.add_argument("--seen-iterations", type=int, default=1000, help="PyVRP, ~1 s at n 50")
+    parser.add_argument("--unseen-iterations", type=int, default=250, help="~0.1-0.25 s at n 50")
     parser.add_argument("--chunk", type=int, default=250, help="instances per decoding batch")
     parser.add_argument("--augment-instances", type=int, default=200)
     parser.add_argument("--r3c-instances", type=int, default=64)
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--general-variants", nargs="+", default=["CVRP", "OVRP", "VRPB", "VRPTW"])
     parser.add_argument("--general-sizes", type=int, nargs="+", default=[100, 200, 500, 1000])
     parser.add_argument("--general-instances", type=int, nargs="+", default=[64, 32, 16, 8])
-    parser.add_argument("--general-limits", type=float, nargs="+", default=[1, 2, 5, 10])
+    parser.add_argument("--general-iterations", type=int, nargs="+", default=[1000] * 4)
     parser.add_argument("--x-instances", type=int, default=None, help="None = all 100")
     parser.add_argument("--real-instances", type=int, default=None, help="VRPB, VRPTW; None = all")
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")

@@ -25,11 +25,20 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     out = tmp_path / "results"
     main(
         ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
-        + ["--size", "8", "--instances", "3", "--seen-limit", "0.02", "--unseen-limit", "0.02"]
+        + [
+            "--size",
+            "8",
+            "--instances",
+            "3",
+            "--seen-iterations",
+            "20",
+            "--unseen-iterations",
+            "20",
+        ]
         + ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
         + ["--augment-instances", "2", "--large-r3c", "5"]
         + ["--general-variants", "VRPTW", "--general-sizes", "12", "--general-instances", "2"]
-        + ["--general-limits", "0.02", "--x-instances", "1", "--real-instances", "1"]
+        + ["--general-iterations", "20", "--x-instances", "1", "--real-instances", "1"]
         + ["--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--output-dir", str(out)]
     )
     suite = json.loads((out / "mtlkd_suite_n8.json").read_text())
@@ -69,7 +78,16 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
             "--parts",
             "suite",
         ]
-        + ["--size", "8", "--instances", "3", "--seen-limit", "0.02", "--unseen-limit", "0.02"]
+        + [
+            "--size",
+            "8",
+            "--instances",
+            "3",
+            "--seen-iterations",
+            "20",
+            "--unseen-iterations",
+            "20",
+        ]
         + ["--augment-instances", "0", "--threads", "1", "--cache-dir", str(tmp_path / "cache")]
         + ["--output-dir", str(tmp_path / "greedy_only")]
     )
