@@ -13,6 +13,8 @@ from lightning_modules import MTLKDStudent, POMOTeacher
 from lightning_modules.mtlkd.policy_weights import save_weights
 from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
+SUITE = ["--size", "8", "--instances", "3", "--seen-iterations", "20", "--unseen-iterations", "20"]
+
 
 def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     """All five parts run; every solution is feasible, gaps to PyVRP are >= 0 for untrained
@@ -25,16 +27,7 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     out = tmp_path / "results"
     main(
         ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
-        + [
-            "--size",
-            "8",
-            "--instances",
-            "3",
-            "--seen-iterations",
-            "20",
-            "--unseen-iterations",
-            "20",
-        ]
+        + SUITE
         + ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
         + ["--augment-instances", "2", "--large-r3c", "5"]
         + ["--general-variants", "VRPTW", "--general-sizes", "12", "--general-instances", "2"]
@@ -70,24 +63,9 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
         assert row["n"] >= 523 and row["student greedy"]["gap"] > 0
         assert row["student + R3C 5"]["gap"] <= row["student greedy"]["gap"] + 1e-9
     main(
-        [
-            "--student",
-            str(tmp_path / "s.pt"),
-            "--mtpomo",
-            str(tmp_path / "m.pt"),
-            "--parts",
-            "suite",
-        ]
-        + [
-            "--size",
-            "8",
-            "--instances",
-            "3",
-            "--seen-iterations",
-            "20",
-            "--unseen-iterations",
-            "20",
-        ]
+        ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
+        + ["--parts", "suite"]
+        + SUITE
         + ["--augment-instances", "0", "--threads", "1", "--cache-dir", str(tmp_path / "cache")]
         + ["--output-dir", str(tmp_path / "greedy_only")]
     )
