@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from callbacks.dual_updates import DualUpdates, require_dual_updates
+    from callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
     from callbacks.fit_summary import FitSummary
     from callbacks.latest_checkpoint import LatestCheckpoint
     from callbacks.save_config import LoggerSaveConfigCallback
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DualUpdates",
+    "lagrangian_step",
     "require_dual_updates",
     "FitSummary",
     "LatestCheckpoint",
@@ -30,7 +31,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "callbacks.dual_updates": ("DualUpdates", "require_dual_updates"),
+        "callbacks.dual_updates": ("DualUpdates", "lagrangian_step", "require_dual_updates"),
         "callbacks.fit_summary": ("FitSummary",),
         "callbacks.latest_checkpoint": ("LatestCheckpoint",),
         "callbacks.save_config": ("LoggerSaveConfigCallback",),

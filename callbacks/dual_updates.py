@@ -3,7 +3,7 @@
 The contract: a LightningModule's `training_step` is decorated with `lagrangian_step` and returns
 a dict holding its loss and its named constraint residuals::
 
-    from callbacks.dual_updates import lagrangian_step
+    from callbacks import lagrangian_step
     from optimizers import equality, inequality
 
     @lagrangian_step
@@ -84,7 +84,7 @@ class DualUpdates(L.Callback):
         if not getattr(type(pl_module).training_step, LAGRANGIAN_STEP_MARK, False):
             raise ValueError(
                 f"DualUpdates: {type(pl_module).__name__}.training_step must be decorated with "
-                "@callbacks.dual_updates.lagrangian_step and return a dict with 'loss' and "
+                "@callbacks.lagrangian_step and return a dict with 'loss' and "
                 "'constraints'"
             )
 

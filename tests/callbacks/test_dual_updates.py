@@ -8,8 +8,7 @@ import lightning as L
 import pytest
 import torch
 
-from callbacks import DualUpdates
-from callbacks.dual_updates import lagrangian_step
+from callbacks import DualUpdates, lagrangian_step
 from datamodules.full_batch import full_batch_loader
 from optimizers import equality, inequality
 from tests.cli_helpers import PROJECT_ROOT, run_train_py
@@ -124,6 +123,32 @@ def test_gradient_accumulation_steps_duals_once_per_optimizer_step(tmp_path: Pat
     assert fit.global_step == duals.primal_steps == 125
 
 
+@pytest.mark.slow
+def test_two_ddp_processes_take_the_single_process_steps(tmp_path: Path) -> None:
+    """Under DDP (2 CPU processes, gloo) with the same full batch on both ranks, the decorated
+    step's Lagrangian and the averaged residuals give the parameters and multipliers of one
+    process after the same 50 steps."""
+    single_module = ConstrainedLeastSquares(with_inequality=True)
+    single = trainer(tmp_path / "single", epochs=1, max_steps=50, enable_checkpointing=False)
+    single.fit(single_module)
+    ddp = trainer(
+        tmp_path / "ddp",
+        epochs=1,
+        limit_train_batches=50,
+        accelerator="cpu",
+        devices=2,
+        strategy="ddp_spawn",
+    )
+    ddp.fit(ConstrainedLeastSquares(with_inequality=True))
+    saved = torch.load(next((tmp_path / "ddp").rglob("*.ckpt")), weights_only=False)
+    assert saved["global_step"] == 50
+    torch.testing.assert_close(saved["state_dict"]["x"], single_module.x.detach())
+    multipliers = saved["callbacks"]["DualUpdates"]["duals"]["multipliers"]
+    for name, value in dual_callback(single).duals.multipliers.items():
+        torch.testing.assert_close(multipliers[name], value)
+    assert float(multipliers["linear"].abs().min()) > 0, "the duals must move to mean much"
+
+
 class Unconstrained(ConstrainedLeastSquares):
     @lagrangian_step
     def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int):
@@ -150,7 +175,7 @@ class Manual(ConstrainedLeastSquares):
         (
             Undecorated(),
             r"Undecorated.training_step must be decorated with "
-            r"@callbacks.dual_updates.lagrangian_step",
+            r"@callbacks.lagrangian_step",
         ),
     ],
 )
