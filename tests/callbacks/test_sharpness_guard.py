@@ -7,6 +7,8 @@ from pathlib import Path
 import lightning as L
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lightning.pytorch.loggers import CSVLogger
 from torch import Tensor, nn
 from torch.nn import functional as F
@@ -109,3 +111,24 @@ def test_unreported_pass_restores_metrics_even_when_the_closure_raises() -> None
         raise FloatingPointError
     assert float(module.mse.compute()) == 1.0
     assert "log" not in vars(module)
+
+
+FLOATS = st.floats(-100, 100, allow_nan=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    reported=st.lists(st.tuples(FLOATS, FLOATS), min_size=1, max_size=6),
+    hidden=st.lists(st.tuples(FLOATS, FLOATS), min_size=1, max_size=6),
+)
+def test_metric_sees_only_reported_passes(
+    reported: list[tuple[float, float]], hidden: list[tuple[float, float]]
+) -> None:
+    """Updates interleaved with unreported passes leave the MSE of the reported pairs alone."""
+    module = NaiveRegression(adaptive=False)
+    for (p, t), (q, u) in zip(reported, hidden * len(reported), strict=False):
+        module.mse(torch.tensor([p]), torch.tensor([t]))
+        with unreported(module, SharpnessPass(perturbed=True, log=False)):
+            module.mse(torch.tensor([q]), torch.tensor([u]))
+    expected = sum((p - t) ** 2 for p, t in reported) / len(reported)
+    assert float(module.mse.compute()) == pytest.approx(expected, rel=1e-5, abs=1e-3)

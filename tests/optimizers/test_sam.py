@@ -340,6 +340,41 @@ def test_base_optimizer_keywords_equal_a_partial(variant, kwargs) -> None:
         assert torch.equal(a, b)
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    lr=st.floats(0.0, 10.0),
+    momentum=st.floats(0.0, 0.99),
+    weight_decay=st.floats(0.0, 1.0),
+)
+def test_keywords_and_partial_build_the_same_groups(
+    lr: float, momentum: float, weight_decay: float
+) -> None:
+    """For any valid base values, the keyword form and the partial form give equal groups."""
+    values = {"lr": lr, "momentum": momentum, "weight_decay": weight_decay}
+    by_keywords = SAM([torch.zeros(2, requires_grad=True)], torch.optim.SGD, **values)
+    by_partial = SAM(
+        [torch.zeros(2, requires_grad=True)], functools.partial(torch.optim.SGD, **values)
+    )
+    groups = [
+        {k: v for k, v in optimizer.param_groups[0].items() if k != "params"}
+        for optimizer in (by_keywords, by_partial)
+    ]
+    assert groups[0] == groups[1]
+    assert {k: groups[0][k] for k in values} == values
+
+
+@settings(max_examples=30, deadline=None)
+@given(lr=st.floats(max_value=-1e-12, allow_nan=False, allow_infinity=False))
+def test_any_negative_base_lr_is_refused_naming_the_field(lr: float) -> None:
+    """Every negative base lr, as a keyword or in a partial, raises naming base_optimizer.lr."""
+    for build in (
+        lambda p: RWSAM(p, torch.optim.SGD, lr=lr),
+        lambda p: NSAM(p, functools.partial(torch.optim.SGD, lr=lr)),
+    ):
+        with pytest.raises(ValueError, match=r"^base_optimizer\.lr must be >= 0, got "):
+            build([torch.zeros(2, requires_grad=True)])
+
+
 def test_keywords_override_the_partial() -> None:
     """A keyword given to SAM wins over the same keyword in the base optimizer's partial."""
     w = torch.zeros(2, requires_grad=True)
