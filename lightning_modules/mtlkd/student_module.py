@@ -136,15 +136,17 @@ class MTLKDStudent(VRPEvaluationModule):
             raise ValueError(
                 f"model.r3c_segment must be (min, max), 1 <= min <= max, got {r3c_segment}"
             )
-        teachers = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
-        teacher_policies = {name: load_teacher(name, path) for name, path in teachers.items()}
+        # None stays None in the hyperparameters: a checkpoint then means "the shipped teachers
+        # of this install", not the absolute paths of the machine it was trained on.
+        files = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
+        teacher_policies = {name: load_teacher(name, path) for name, path in files.items()}
         self.save_hyperparameters(
             ignore=["val_inference", "test_inference", "r3c_iterations", "weights"]
         )
         self.policy = HeavyDecoderPolicy(
             embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim
         )
-        self.teacher_files = dict(teachers)
+        self.teacher_files = files
         self.teachers: dict[str, POMOPolicy] = teacher_policies
         self.kd_direction = kd_direction
         self.temperature = temperature

@@ -244,3 +244,13 @@ def test_cli_refuses_bad_inputs_before_writing_anything(
     assert stopped.value.code != 0
     assert named in capsys.readouterr().err
     assert list(in_tmp_dir.iterdir()) == []
+
+
+def test_default_teachers_stay_unnamed_in_the_hyperparameters() -> None:
+    """Without `teachers` the student loads the 6 shipped teachers but records None, so its
+    checkpoints do not carry this machine's absolute paths; an explicit map is recorded as is."""
+    module = MTLKDStudent(**TINY)
+    assert module.hparams["teachers"] is None and set(module.teachers) == set(SEEN_VARIANTS)
+    assert module.teacher_files["VRPB"] == str(shipped_teacher_path("VRPB"))
+    chosen = {"VRPB": "weights/mtlkd/teacher_vrpb_n50.pt"}
+    assert MTLKDStudent(**TINY, teachers=chosen).hparams["teachers"] == chosen
