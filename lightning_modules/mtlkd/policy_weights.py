@@ -25,6 +25,7 @@ from lightning import LightningModule
 from lightning_modules.mtlkd.features import CONTEXT_FEATURES, CUSTOMER_FEATURES, DEPOT_FEATURES
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from problems.vrp.variants import ALL_VARIANTS
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
 SHIPPED_PREFIX = PurePosixPath("weights/mtlkd")
@@ -62,9 +63,12 @@ def resolve_weights(path: str | Path) -> Path:
 
 
 def trained_variants(train_variants: str | list[str] | None) -> list[str] | None:
-    """A datamodule's `train_variants` as a list of names (None stays unknown)."""
+    """A datamodule's `train_variants` as a list of names ("mixed" = all 16; None stays
+    unknown)."""
     if train_variants is None:
         return None
+    if train_variants == "mixed":
+        return list(ALL_VARIANTS)
     return [train_variants] if isinstance(train_variants, str) else list(train_variants)
 
 
@@ -157,7 +161,7 @@ def check_blob(blob: dict, model: str, path: str | Path, field: str = "weights")
     for key, size in FEATURE_LAYOUT.items():
         if layout.get(key) != size:
             raise ValueError(
-                f"weights: {path} was trained with {layout.get(key)} {key} features, this "
+                f"{field}: {path} was trained with {layout.get(key)} {key} features, this "
                 f"model's layout has {size} (features.py changed): retrain or use a matching "
                 "checkpoint"
             )

@@ -25,7 +25,7 @@ from lightning_modules.mtlkd.teacher_inference import solve
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
-from problems.vrp.variants import SEEN_VARIANTS
+from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 from tests.cli_helpers import PROJECT_ROOT, run_cli
 
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
@@ -198,3 +198,24 @@ def test_load_policy_builds_the_network_alone(tmp_path: Path) -> None:
     assert torch.equal(
         solve(loaded, batch, "multistart")[0], solve(teacher.policy, batch, "multistart")[0]
     )
+
+
+@pytest.mark.parametrize(
+    ("train_variants", "expected"),
+    [("VRPTW", ["VRPTW"]), (["CVRP", "OVRP"], ["CVRP", "OVRP"]), ("mixed", list(ALL_VARIANTS))],
+)
+def test_export_records_the_training_variants(
+    tmp_path: Path, train_variants: str | list[str], expected: list[str]
+) -> None:
+    """`export_checkpoint` records the datamodule's `train_variants` as a list of names ("mixed"
+    = all 16), which the student checks its teachers against; without a datamodule, None."""
+    trainer = L.Trainer(logger=False, enable_checkpointing=False, max_epochs=0)
+    trainer.strategy.connect(POMOTeacher(**TINY))
+    trainer.save_checkpoint(tmp_path / "plain.ckpt")
+    export_checkpoint(tmp_path / "plain.ckpt", tmp_path / "plain.pt")
+    assert read_weights(tmp_path / "plain.pt")["variants"] is None
+    checkpoint = torch.load(tmp_path / "plain.ckpt", weights_only=False)
+    checkpoint["datamodule_hyper_parameters"] = {"train_variants": train_variants}
+    torch.save(checkpoint, tmp_path / "data.ckpt")
+    export_checkpoint(tmp_path / "data.ckpt", tmp_path / "data.pt")
+    assert read_weights(tmp_path / "data.pt")["variants"] == expected
