@@ -219,9 +219,8 @@ class MTLKDStudent(VRPEvaluationModule):
         rounds = self.r3c_iterations if r3c_iterations is None else r3c_iterations
         if rounds:
             generator = torch.Generator().manual_seed(self.r3c_seed)
-            solutions = r3c(self.policy, instances, solutions, rounds, self.r3c_segment, generator)[
-                0
-            ]
+            segment = self.r3c_segment
+            solutions = r3c(self.policy, instances, solutions, rounds, segment, generator)[0]
         return solutions
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
