@@ -88,6 +88,7 @@ def test_resume_continues_the_wandb_run_and_its_checkpoint_folder(tmp_path: Path
         env=offline,
     )
     assert second.returncode == 0, second.stderr[-3000:]
+    assert "exists and is not empty" not in second.stderr  # its own folder, as expected
     runs = sorted((tmp_path / "wandb").glob("offline-run-*"))  # named by start time
     assert len(runs) == 2
     records = [read_records(next(run.glob("run-*.wandb"))) for run in runs]

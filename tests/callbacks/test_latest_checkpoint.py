@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import lightning as L
@@ -50,3 +51,27 @@ def test_last_checkpoint_is_the_final_state(tmp_path: Path, trainer_args: dict) 
     plain = ModelCheckpoint(dirpath=tmp_path / "plain", monitor="val/score", save_last=True)
     fit(tmp_path, plain, **trainer_args)
     assert saved_step(tmp_path / "plain" / "last.ckpt") == 4  # the bug this class fixes
+
+
+def test_resuming_into_its_own_folder_does_not_warn(tmp_path: Path) -> None:
+    """A fit resumed from last.ckpt in its folder gives no "not empty" warning; a new fit into
+    the same non-empty folder still does."""
+    folder = tmp_path / "ckpt"
+    fit(tmp_path, LatestCheckpoint(dirpath=folder, save_last=True), max_epochs=1)
+    with warnings.catch_warnings(record=True) as resumed:
+        warnings.simplefilter("always")
+        trainer = L.Trainer(
+            default_root_dir=tmp_path,
+            callbacks=[LatestCheckpoint(dirpath=folder, save_last=True)],
+            logger=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            limit_train_batches=4,
+            limit_val_batches=1,
+            max_epochs=2,
+        )
+        trainer.fit(WorseningModel(), ckpt_path=folder / "last.ckpt")
+    assert trainer.global_step == 8
+    assert not any("not empty" in str(w.message) for w in resumed)
+    with pytest.warns(UserWarning, match="not empty"):
+        fit(tmp_path, LatestCheckpoint(dirpath=folder, save_last=True), max_epochs=1)
