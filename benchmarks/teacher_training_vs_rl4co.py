@@ -4,15 +4,15 @@
         [--reference-iterations 1000] [--out artifacts/teacher_vs_rl4co]
 
 Trains, concurrently and with one torch thread each, (a) our `POMOTeacher` through `train.py`
-with `configs/mtlkd/teacher_cvrp.yaml` and (b) RL4CO 0.7's `POMO` on its `CVRPEnv` with the same
-model size and hyperparameters (AttentionModelPolicy: 6 encoder layers, d 128, 8 heads, FF 512,
-instance norm, tanh clip 10; REINFORCE with the shared baseline over all n starts; Adam lr 1e-4,
-weight decay 1e-6, gradient clip 1; batch 64 x 20 batches per epoch; validation on 64
-instances without augmentation each epoch, as ours), each for `--minutes` of wall clock. Both
-generators draw uniform coordinates, demands 1..9 and capacity 40 at n = 50. Then both final
-weights solve the same cached seeded test set (multi-start over all n starts x 8 symmetric
-copies, best of the 8 n; 2 threads), every solution checked by `problems.vrp.validator`,
-against its PyVRP references. Needs the bench extra (rl4co). Writes
+with `configs/mtlkd/base.yaml` + `teacher_cvrp.yaml` and (b) RL4CO 0.7's `POMO` on its
+`CVRPEnv` with the same model size and hyperparameters (AttentionModelPolicy: 6 encoder
+layers, d 128, 8 heads, FF 512, instance norm, tanh clip 10; REINFORCE with the shared
+baseline over all n starts; Adam lr 1e-4, weight decay 1e-6, gradient clip 1; batch 64 x 20
+batches per epoch; validation on 64 instances without augmentation each epoch, as ours), each
+for `--minutes` of wall clock. Both generators draw uniform coordinates, demands 1..9 and
+capacity 40 at n = 50. Then both final weights solve the same cached seeded test set
+(multi-start over all n starts x 8 symmetric copies, best of the 8 n; 2 threads), every
+solution checked by `problems.vrp.validator`, against its PyVRP references. Needs the bench extra (rl4co). Writes
 benchmarks/results/teacher_training_vs_rl4co.{json,md}.
 """
 
@@ -37,7 +37,10 @@ from problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-CONFIG = ROOT / "configs" / "mtlkd" / "teacher_cvrp.yaml"
+CONFIGS = (
+    ROOT / "configs" / "mtlkd" / "base.yaml",
+    ROOT / "configs" / "mtlkd" / "teacher_cvrp.yaml",
+)
 NUM_CUSTOMERS = 50
 BATCH_SIZE = 64
 BATCHES_PER_EPOCH = 20
@@ -67,8 +70,7 @@ def train_ours(minutes: float, out: Path) -> dict[str, float]:
     cli = train_main(
         [
             "fit",
-            "--config",
-            str(CONFIG),
+            *(argument for path in CONFIGS for argument in ("--config", str(path))),
             "--trainer.max_time",
             max_time(minutes),
             "--trainer.max_epochs",

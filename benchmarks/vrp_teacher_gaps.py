@@ -36,6 +36,8 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
         [
             "test",
             "--config",
+            str(ROOT / "configs" / "mtlkd" / "base.yaml"),
+            "--config",
             str(ROOT / "configs" / "mtlkd" / f"teacher_{name.lower()}.yaml"),
             "--model.init_args.weights",
             str(weights),
