@@ -13,11 +13,16 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.cli_helpers import PROJECT_ROOT, run_cli
 
 CONFIG_DIR = PROJECT_ROOT / "configs"
 BASE_NAME = "base.yaml"
+# Per experiment, the values its single file resolved to before the base/overlay split, at
+# every path that file, the base or the overlay sets; since then one schema change: the VRP
+# data's reference_time_limit 0.05 (s) became reference_iterations 100 (its measured equivalent).
 FROZEN = Path(__file__).with_name("frozen_config_values.json")
 ABSENT = "<absent>"
 LIST_LENGTH = "#"
@@ -37,8 +42,8 @@ EXPERIMENTS = [
     experiment_files(path) for path in sorted(CONFIG_DIR.rglob("*.yaml")) if path.name != BASE_NAME
 ]
 
-# Per config folder: arguments that keep a fast_dev_run fast (FSNet's evaluation splits would
-# otherwise solve 1280 reference instances before the first step).
+# Per config folder: arguments that keep a fast_dev_run fast (FSNet's and MTL-KD's evaluation
+# splits would otherwise solve hundreds of reference instances before the first step).
 FAST_DEV_OVERRIDES = {
     "fsnet": [
         *("--data.init_args.train_size", "16", "--data.init_args.val_size", "4"),
@@ -49,6 +54,10 @@ FAST_DEV_OVERRIDES = {
         *("--data.init_args.train_size", "4", "--data.init_args.val_size", "2"),
         *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "2"),
     ],
+    "mtlkd": [
+        *("--data.init_args.batch_size", "12", "--data.init_args.val_instances", "2"),
+        *("--data.init_args.test_instances", "2"),
+    ],
 }
 # Configs that load the previous phase's weights: a clean clone has none, so the smoke run
 # starts from untrained weights (the chain itself is tested in test_hephaestus_morph_refine).
@@ -57,14 +66,12 @@ WEIGHT_OVERRIDES = {
     "refine": ["--model.init_args.morph_weights", "null"],
 }
 # The GPU recipe: on CPU, from the shipped n = 50 teachers (its n = 100 ones are trained by the
-# model card's recipe), with a small batch and evaluation set and cheap references.
+# model card's recipe), at n = 20 with cheap references.
 FILE_OVERRIDES = {
     "mtlkd/student_gpu_n100.yaml": [
         *("--trainer.accelerator", "cpu", "--model.init_args.teachers", "null"),
-        *("--data.init_args.num_customers", "20", "--data.init_args.batch_size", "6"),
-        *("--data.init_args.val_instances", "1"),
-        *("--data.init_args.test_instances", "1", "--data.init_args.reference_time_limit"),
-        *("0.02", "--data.init_args.reference_workers", "1"),
+        *("--data.init_args.num_customers", "20", "--data.init_args.reference_iterations"),
+        *("10", "--data.init_args.reference_workers", "1"),
     ],
 }
 
@@ -130,6 +137,24 @@ def test_leaves_and_value_at_agree_on_a_small_tree() -> None:
     assert leaves(tree) == {"a.b": 1, "a.c": [1, 2], "d.#": 1, "d.0.e": None}
     assert all(value_at(tree, path) == value for path, value in leaves(tree).items())
     assert value_at(tree, "a.x") == ABSENT and value_at(tree, "d.3") == ABSENT
+
+
+YAML_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+YAML_TREES = st.recursive(
+    YAML_SCALARS | st.lists(YAML_SCALARS, max_size=3),
+    lambda children: (
+        st.dictionaries(st.from_regex(r"[a-z_]{1,6}", fullmatch=True), children, max_size=3)
+        | st.lists(st.dictionaries(st.just("class_path"), children, min_size=1), max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(tree=st.dictionaries(st.from_regex(r"[a-z_]{1,6}", fullmatch=True), YAML_TREES, min_size=1))
+def test_every_leaf_reads_back_at_its_path(tree: dict[str, Any]) -> None:
+    """For any YAML-like tree, value_at returns each leaf found by leaves at its path."""
+    for path, value in leaves(tree, "").items():
+        assert value_at(tree, path) == value
 
 
 @pytest.mark.parametrize("files", EXPERIMENTS, ids=experiment_id)
