@@ -74,8 +74,13 @@ class DualUpdates(L.Callback):
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
         """Refuse, before any step, a module that does not follow the contract (module doc)."""
-        if stage != "fit":
-            return
+        if stage == "fit":
+            self.check_module(pl_module)
+
+    @staticmethod
+    def check_module(pl_module: L.LightningModule) -> None:
+        """Raise a one-line ValueError naming what `pl_module` lacks to follow the contract
+        (module doc); `train.py fit` calls it before anything is written."""
         if not pl_module.automatic_optimization:
             raise ValueError(
                 "DualUpdates needs automatic optimization (model.automatic_optimization=True); "

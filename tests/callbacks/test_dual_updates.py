@@ -11,7 +11,7 @@ import torch
 from callbacks import DualUpdates, lagrangian_step
 from datamodules.full_batch import full_batch_loader
 from optimizers import equality, inequality
-from tests.cli_helpers import PROJECT_ROOT, run_train_py
+from tests.cli_helpers import PROJECT_ROOT, run_cli, run_train_py, written_files
 from tests.wandb_offline_reader import history_values, read_records
 
 
@@ -195,6 +195,24 @@ def test_undecorated_step_is_refused_before_any_step(tmp_path: Path) -> None:
         fit.fit(module)
     assert fit.global_step == 0
     torch.testing.assert_close(module.x.detach(), torch.zeros(4, dtype=torch.float64))
+
+
+def test_train_py_refuses_an_undecorated_module_in_one_line_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`train.py fit` with DualUpdates and a module that breaks the contract ends with status 2
+    and one stderr line naming what is missing; the run directory stays empty."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    module = f"{Undecorated.__module__}.Undecorated"
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("fit", "--model", module, "--trainer.callbacks+=callbacks.DualUpdates")
+    stderr = capfd.readouterr().err
+    assert exit_info.value.code == 2, stderr[-3000:]
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr[-3000:]
+    assert "Undecorated.training_step must be decorated with @callbacks.lagrangian_step" in lines[0]
+    assert written_files(tmp_path) == []
 
 
 class MethodWatch(L.Callback):
