@@ -35,6 +35,7 @@ def experiment_files(path: Path) -> list[Path]:
 
 
 def experiment_id(files: list[Path]) -> str:
+    """The experiment's name: its own file (the overlay) relative to configs/."""
     return str(files[-1].relative_to(CONFIG_DIR))
 
 
@@ -60,7 +61,8 @@ FAST_DEV_OVERRIDES = {
     ],
 }
 # Configs that load the previous phase's weights: a clean clone has none, so the smoke run
-# starts from untrained weights (the chain itself is tested in test_hephaestus_morph_refine).
+# starts from untrained weights (the chain itself is tested in
+# tests/lightning_modules/hephaestus/test_cli_chain.py).
 WEIGHT_OVERRIDES = {
     "morph": ["--model.init_args.forge_weights", "null"],
     "refine": ["--model.init_args.morph_weights", "null"],
