@@ -1,5 +1,5 @@
-"""A CPU Trainer without logger, checkpoints, progress bar, summary or validation: what the
-benchmarks (and their tests) use to train models whose metrics they collect themselves."""
+"""A Trainer (CPU unless told) without logger, checkpoints, progress bar, summary or validation:
+what the benchmarks (and their tests) use to train models whose metrics they collect themselves."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 import lightning as L
 
 
-def quiet_trainer(epochs: int, root: Path | None = None) -> L.Trainer:
+def quiet_trainer(epochs: int, root: Path | None = None, device: str = "cpu") -> L.Trainer:
+    """`epochs` epochs on `device` ("cpu" or "cuda"), with nothing written but under `root`."""
     return L.Trainer(
         max_epochs=epochs,
-        accelerator="cpu",
+        accelerator="gpu" if device == "cuda" else "cpu",
+        devices=1,
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-import torch
 from hypothesis import settings
+
+from tests.devices import DEVICES
 
 # Property tests draw the same examples on every run: CI is reproducible, never flaky by luck.
 settings.register_profile("optiforge", derandomize=True, deadline=None)
@@ -27,12 +28,7 @@ def in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def available_devices() -> list[str]:
-    """CPU always; CUDA too where a GPU is visible (the device-marked tests then run on both)."""
-    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
-
-
-@pytest.fixture(params=available_devices())
+@pytest.fixture(params=DEVICES)
 def device(request: pytest.FixtureRequest) -> str:
     """The device a test runs on: every test taking this fixture runs on CPU and, where a GPU is
     available, again on CUDA (select those runs with `-k cuda`)."""

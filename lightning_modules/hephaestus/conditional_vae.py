@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from problems.seeded_draws import categorical, normal
+
 
 def per_graph_mean(values: Tensor, edge_batch: Tensor, num_graphs: int) -> Tensor:
     """Mean of per-edge rows [E, D] within each graph -> [B, D]."""
@@ -90,7 +92,8 @@ class MixtureConditionalVAE(nn.Module):
         num_graphs = graph.shape[0]
         mean, log_var = self.encode(edge_state, stress, edge_batch, num_graphs)
         z = mean + torch.randn_like(mean) * torch.exp(0.5 * log_var)  # [K, B, latent]
-        component = torch.arange(self.components).unsqueeze(-1).expand(-1, num_graphs)
+        component = torch.arange(self.components, device=mean.device)
+        component = component.unsqueeze(-1).expand(-1, num_graphs)
         logits = self.decode(edge_state, z, component, edge_batch)  # [K, E]
         target = stress.expand_as(logits)
         reconstruction = -per_graph_sum(
@@ -112,8 +115,7 @@ class MixtureConditionalVAE(nn.Module):
         """(stress logits [S, E], z [S, B, latent], component [S, B]) from the prior."""
         num_graphs = graph.shape[0]
         gate = self.log_gate(graph).exp()
-        component = torch.multinomial(gate, num_samples, True, generator=generator).T
-        z = torch.randn(
-            num_samples, num_graphs, self.latent, dtype=graph.dtype, generator=generator
-        )
+        component = categorical(gate, num_samples, generator).T
+        shape = (num_samples, num_graphs, self.latent)
+        z = normal(shape, generator, graph.device, dtype=graph.dtype)
         return self.decode(edge_state, z, component, edge_batch), z, component

@@ -64,14 +64,14 @@ def smooth_reward(
     alpha = torch.from_numpy(instance.alpha).to(x)
     beta = torch.from_numpy(instance.beta).to(x)
     weights = edge_weights(instance.edge_function, alpha, beta, x) / instance.threshold
-    path_index, edge_index, pair_of_path = pool.incidence()
+    path_index, edge_index, pair_of_path = (index.to(x.device) for index in pool.incidence())
     num_paths = len(pair_of_path)
-    lengths = torch.zeros(x.shape[0], num_paths, dtype=x.dtype).index_add_(
+    lengths = torch.zeros(x.shape[0], num_paths, dtype=x.dtype, device=x.device).index_add_(
         1, path_index, weights[:, edge_index]
     )
     # softmin per pair over its paths: -tau * logsumexp(-length / tau)
     scaled = -lengths / temperature
-    pair_max = torch.full((x.shape[0], len(pool.paths)), -torch.inf, dtype=x.dtype)
+    pair_max = torch.full((x.shape[0], len(pool.paths)), -torch.inf, dtype=x.dtype, device=x.device)
     pair_max = pair_max.scatter_reduce(1, pair_of_path.expand_as(scaled), scaled, "amax")
     shifted = torch.exp(scaled - pair_max[:, pair_of_path])
     sums = torch.zeros_like(pair_max).index_add_(1, pair_of_path, shifted)

@@ -47,7 +47,7 @@ class Forge(HephaestusPhase):
     def predicted_stress(self, batch: Batch) -> list[np.ndarray]:
         """sigmoid(logits) split per graph (numpy float64)."""
         stress = torch.sigmoid(self(batch)).detach().double()
-        return [part.numpy() for part in torch.split(stress, edges_per_graph(batch))]
+        return [part.cpu().numpy() for part in torch.split(stress, edges_per_graph(batch))]
 
     def loss(self, batch: Batch) -> Tensor:
         return F.binary_cross_entropy_with_logits(self(batch), batch.stress)
@@ -76,7 +76,10 @@ class Forge(HephaestusPhase):
 
     @staticmethod
     def split_labels(batch: Batch) -> list[np.ndarray]:
-        return [part.double().numpy() for part in torch.split(batch.stress, edges_per_graph(batch))]
+        return [
+            part.double().cpu().numpy()
+            for part in torch.split(batch.stress, edges_per_graph(batch))
+        ]
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         return torch.optim.Adam(self.parameters(), lr=self.hparams.lr)

@@ -126,9 +126,10 @@ class Morph(HephaestusPhase):
     def losses(self, batch: Batch) -> dict[str, Tensor]:
         edge_state, graph, edge_batch = self.condition(batch)
         sets = self.solution_sets(batch)
-        raw = torch.from_numpy(np.concatenate([s.raw for s in sets], axis=1))  # [S, E]
-        repaired = torch.from_numpy(np.concatenate([s.repaired for s in sets], axis=1))
-        log_ratio = torch.from_numpy(np.stack([s.log_ratio for s in sets], axis=1))  # [S, B]
+        device = graph.device
+        raw = torch.from_numpy(np.concatenate([s.raw for s in sets], axis=1)).to(device)  # [S, E]
+        repaired = torch.from_numpy(np.concatenate([s.repaired for s in sets], axis=1)).to(device)
+        log_ratio = torch.from_numpy(np.stack([s.log_ratio for s in sets], axis=1)).to(device)
         energy_repaired = self.energy(edge_state, graph, repaired, edge_batch)
         energy_loss = F.mse_loss(
             self.energy(edge_state, graph, raw, edge_batch), log_ratio
@@ -137,7 +138,7 @@ class Morph(HephaestusPhase):
         # draw solutions_per_step solutions per graph with the energy weights: the mean bound
         # of the draws estimates the weighted bound without decoding every bank entry
         drawn = torch.multinomial(weights.T, self.hparams.solutions_per_step, True).T  # [m, B]
-        edges = torch.arange(repaired.shape[1])
+        edges = torch.arange(repaired.shape[1], device=repaired.device)
         bounds = torch.stack(
             [
                 self.vae.mixture_bound(
@@ -178,7 +179,7 @@ class Morph(HephaestusPhase):
             logits, _, _ = self.vae.sample(edge_state, graph, edge_batch, num_samples, generator)
         stress = torch.sigmoid(logits).double()
         sizes = torch.bincount(edge_batch, minlength=graph.shape[0]).tolist()
-        return [part.numpy() for part in torch.split(stress, sizes, dim=1)]
+        return [part.cpu().numpy() for part in torch.split(stress, sizes, dim=1)]
 
     def solvers(self, batch: Batch) -> list[Solver]:
         sampled = self.sampled_stress(batch, self.hparams.num_test_samples)

@@ -136,7 +136,7 @@ class Refine(HephaestusPhase):
         out = []
         for instance, x in zip(batch.instance, xs, strict=True):
             pool = self.pool(instance)
-            for row in x.detach().numpy():
+            for row in x.detach().cpu().numpy():
                 pool.add_shortest_paths(row)
             out.append(smooth_reward(pool, x, self.hparams.penalty, self.hparams.temperature))
         return torch.stack(out, dim=-1)
@@ -149,7 +149,7 @@ class Refine(HephaestusPhase):
         _, graph, _ = self.morph.condition(batch)
         mean, log_std = self.policy(graph)
         samples = self.hparams.samples
-        z = mean + log_std.exp() * torch.randn(samples, *mean.shape)
+        z = mean + log_std.exp() * torch.randn(samples, *mean.shape, device=mean.device)
         reward = self.rewards(batch, self.decode(batch, z, self.sample_components(batch, samples)))
         entropy = (log_std + 0.5 * math.log(2 * math.pi * math.e)).sum(-1).mean()
         loss = -reward.mean() - self.hparams.entropy_weight * entropy
@@ -171,7 +171,8 @@ class Refine(HephaestusPhase):
             batch = batch.clone()
             _, graph, _ = self.morph.condition(batch)
             mean, log_std = self.policy(graph)
-            z = (mean + log_std.exp() * torch.randn(particles, *mean.shape)).detach()
+            noise = torch.randn(particles, *mean.shape, device=mean.device)
+            z = (mean + log_std.exp() * noise).detach()
             z.requires_grad_(True)
             component = self.sample_components(batch, particles)
             optimizer = torch.optim.Adam([z], lr=self.hparams.search_lr)
@@ -184,7 +185,7 @@ class Refine(HephaestusPhase):
                 optimizer.step()
                 if step % self.hparams.repair_every == 0 or step == self.hparams.search_steps:
                     for rows, x, instance in zip(kept, xs, batch.instance, strict=True):
-                        rows.append(x.detach().numpy() / np.maximum(instance.cap, 1e-12))
+                        rows.append(x.detach().cpu().numpy() / np.maximum(instance.cap, 1e-12))
         return [np.clip(np.concatenate(rows), 0.0, 1.0) for rows in kept]
 
     def solvers(self, batch: Batch) -> list[Solver]:

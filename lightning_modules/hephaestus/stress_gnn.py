@@ -53,5 +53,6 @@ class EdgeStressGNN(nn.Module):
         edge_state = torch.cat([h[tail], h[head], e], dim=-1)
         num_graphs = int(batch.max()) + 1 if batch.numel() else 0
         counts = torch.bincount(batch, minlength=num_graphs).clamp(min=1).unsqueeze(-1)
-        graph = torch.zeros(num_graphs, h.shape[-1], dtype=h.dtype).index_add_(0, batch, h)
+        graph = torch.zeros(num_graphs, h.shape[-1], dtype=h.dtype, device=h.device)
+        graph = graph.index_add_(0, batch, h)
         return self.edge_out(edge_state).squeeze(-1), edge_state, graph / counts

@@ -25,6 +25,7 @@ import torch
 from torch import Tensor
 
 from lightning_modules.mtlkd.rollout import Decode, Rollout
+from problems.seeded_draws import integers, uniform
 from problems.vrp import env
 from problems.vrp.env import VRPState
 from problems.vrp.instance import VRPBatch
@@ -64,7 +65,7 @@ def reorder_routes(
     route kept, so each route still begins with its start flag)."""
     b, n = order.shape
     route = starts.long().cumsum(1) - 1  # [B, n] route id of each position
-    rank = torch.argsort(torch.rand(b, n, generator=generator, device=order.device), 1)
+    rank = torch.argsort(uniform((b, n), generator, order.device), 1)
     key = rank.gather(1, route) * n + torch.arange(n, device=order.device)
     permutation = torch.argsort(key, 1)
     return order.gather(1, permutation), starts.gather(1, permutation)
@@ -82,9 +83,9 @@ def reconstruct_once(
     n = batch.num_nodes - 1
     order, starts = reorder_routes(*customer_order(sequence, n), generator)
     b, device = order.shape[0], order.device
-    length = torch.randint(segment[0], segment[1] + 1, (b,), generator=generator).to(device)
+    length = integers(segment[0], segment[1] + 1, (b,), generator, device)
     length = length.clamp(max=n)
-    begin = (torch.rand(b, generator=generator).to(device) * (n - length + 1)).long()
+    begin = (uniform((b,), generator, device) * (n - length + 1)).long()
     route = starts.long().cumsum(1) - 1
     last_route = route.gather(1, (begin + length - 1)[:, None])
     in_prefix = torch.arange(n, device=device)[None] < begin[:, None]

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 import torch
 from torch import Tensor
 
+from problems.seeded_draws import uniform
 from problems.vrp.instance import VRPBatch, slack_limit
 
 
@@ -270,13 +271,13 @@ def random_feasible_rollout(
     num_starts: int = 1,
     prefix: Tensor | None = None,
 ) -> VRPState:
-    """Finished state after uniform random legal actions (generator on the batch's device)."""
+    """Finished state after uniform random legal actions (`generator` on any device)."""
     state = reset(batch, num_starts, prefix)
     max_steps = 2 * (batch.num_nodes - 1)
     for _ in range(max_steps + 1):
         if bool(done(state).all()):
             return state
         mask = action_mask(state)
-        noise = torch.rand(mask.shape, generator=generator, device=mask.device)
+        noise = uniform(tuple(mask.shape), generator, mask.device)
         state = step(state, noise.masked_fill(~mask, -1.0).argmax(1))
     raise RuntimeError(f"rollout not finished after {max_steps} steps: a dead end in the mask")

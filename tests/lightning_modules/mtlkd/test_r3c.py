@@ -14,13 +14,16 @@ from problems.vrp.env import random_feasible_rollout, solution
 from problems.vrp.generator import generate
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import ALL_VARIANTS
+from tests.devices import DEVICES
 
 SEQUENCE = torch.tensor([[0, 1, 2, 0, 3, 0, 0, 4, 5, 0]])
 
 
-def tiny_student(seed: int = 0) -> HeavyDecoderPolicy:
+def tiny_student(seed: int = 0, device: str = "cpu") -> HeavyDecoderPolicy:
+    """An untrained small student policy (seeded), in eval mode on `device`."""
     torch.manual_seed(seed)
-    return HeavyDecoderPolicy(embed_dim=16, decoder_layers=2, num_heads=4, ff_dim=32).eval()
+    policy = HeavyDecoderPolicy(embed_dim=16, decoder_layers=2, num_heads=4, ff_dim=32)
+    return policy.eval().to(device)
 
 
 def test_customer_order_and_route_actions_round_trip() -> None:
@@ -35,10 +38,10 @@ def test_customer_order_and_route_actions_round_trip() -> None:
     assert prefix.tolist() == [[0, 1, 2, 0, 3, -1, -1, -1, -1, -1]]
 
 
-def test_reordering_keeps_every_route_and_its_internal_order() -> None:
+def test_reordering_keeps_every_route_and_its_internal_order(device: str) -> None:
     """Random reorderings of 3 routes yield each route intact, starting with its flag, and
-    over 40 draws more than one route order."""
-    order, starts = customer_order(SEQUENCE, 5)
+    over 40 draws more than one route order (a CPU generator, routes on each device)."""
+    order, starts = customer_order(SEQUENCE.to(device), 5)
     generator = torch.Generator().manual_seed(0)
     seen = set()
     for _ in range(40):
@@ -55,6 +58,7 @@ def test_reordering_keeps_every_route_and_its_internal_order() -> None:
     assert len(seen) > 1
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @settings(max_examples=16)
 @given(
     name=st.sampled_from(list(ALL_VARIANTS)),
@@ -62,31 +66,33 @@ def test_reordering_keeps_every_route_and_its_internal_order() -> None:
     seed=st.integers(0, 10_000),
 )
 def test_r3c_never_worsens_and_never_returns_an_infeasible_solution(
-    name: str, num_customers: int, seed: int
+    name: str, num_customers: int, seed: int, device: str
 ) -> None:
     """From random feasible solutions, 6 rounds of R3C with an untrained student: every
     solution passes the validator at the reported cost, no cost rises, the history is
     monotone and starts at the input's cost."""
-    batch = generate(name, num_customers, 6, seed=seed)
+    batch = generate(name, num_customers, 6, seed=seed, device=device)
     start = solution(random_feasible_rollout(batch, torch.Generator().manual_seed(seed)))
     before = validate_batch(batch, start)
+    student = tiny_student(device=device)
     with torch.no_grad():
         improved, cost, history = r3c(
-            tiny_student(), batch, start, 6, (1, num_customers), torch.Generator().manual_seed(1)
+            student, batch, start, 6, (1, num_customers), torch.Generator().manual_seed(1)
         )
+    assert improved.device.type == device
     after = validate_batch(batch, improved)
-    np.testing.assert_allclose(after, cost.numpy(), atol=1e-6)
+    np.testing.assert_allclose(after, cost.cpu().numpy(), atol=1e-6)
     assert (after <= before + 1e-9).all()
-    np.testing.assert_allclose(history[0].numpy(), before, atol=1e-6)
+    np.testing.assert_allclose(history[0].cpu().numpy(), before, atol=1e-6)
     assert bool((history[1:] <= history[:-1]).all())
 
 
-def test_r3c_improves_random_solutions_with_a_greedy_student() -> None:
-    """On CVRP with random starting solutions, 20 rounds lower the mean cost."""
-    batch = generate("CVRP", 20, 8, seed=4)
+def test_r3c_improves_random_solutions_with_a_greedy_student(device: str) -> None:
+    """On CVRP with random starting solutions, 20 rounds lower the mean cost (each device)."""
+    batch = generate("CVRP", 20, 8, seed=4, device=device)
     start = solution(random_feasible_rollout(batch, torch.Generator().manual_seed(0)))
     with torch.no_grad():
-        _, cost, _ = r3c(tiny_student(), batch, start, 20, (2, 10), torch.Generator())
+        _, cost, _ = r3c(tiny_student(device=device), batch, start, 20, (2, 10), torch.Generator())
     assert float(cost.mean()) < 0.95 * float(validate_batch(batch, start).mean())
 
 
@@ -95,6 +101,7 @@ def test_r3c_improves_random_solutions_with_a_greedy_student() -> None:
     [(-1, (1, 2), "iterations"), (1, (0, 2), "segment"), (1, (3, 2), "segment")],
 )
 def test_bad_arguments_fail(iterations: int, segment: tuple[int, int], message: str) -> None:
+    """Negative iterations and empty or inverted segments are refused by name."""
     batch = generate("CVRP", 5, 1, seed=0)
     with pytest.raises(ValueError, match=message):
         r3c(tiny_student(), batch, SEQUENCE, iterations, segment, torch.Generator())

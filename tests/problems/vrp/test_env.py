@@ -133,24 +133,27 @@ def test_mask_equals_validator_completability(
 
 
 @pytest.mark.parametrize("mixed", [False, True])
-def test_pomo_rollouts_end_feasible(mixed: bool) -> None:
-    """n starts per instance begin at distinct customers 1..n and all end valid, every variant."""
+def test_pomo_rollouts_end_feasible(mixed: bool, device: str) -> None:
+    """n starts per instance begin at distinct customers 1..n and all end valid, every variant,
+    on each device (a CPU generator drives the rollout wherever the batch lives)."""
     n, b = 10, 32
-    batch = generate("mixed", n, b, seed=11, mixed_backhaul=mixed)
+    batch = generate("mixed", n, b, seed=11, mixed_backhaul=mixed, device=device)
     state = random_feasible_rollout(batch, torch.Generator().manual_seed(0), num_starts=n)
     assert state.num_rows == n * b and bool(done(state).all())
-    assert torch.equal(state.actions[0], torch.arange(1, n + 1).repeat_interleave(b))
+    assert solution(state).device.type == device
+    assert torch.equal(state.actions[0].cpu(), torch.arange(1, n + 1).repeat_interleave(b))
     costs = validate_batch(batch.index(state.instance), solution(state))
-    np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)
 
 
 @pytest.mark.parametrize("name", sorted(ALL_VARIANTS))
-def test_env_and_validator_costs_agree(name: str) -> None:
-    """Env cost equals the validator's recomputed cost to 1e-5 at n = 50 for every variant."""
-    batch = generate(name, 50, 8, seed=3, mixed_backhaul=name.endswith("TW"))
+def test_env_and_validator_costs_agree(name: str, device: str) -> None:
+    """Env cost equals the validator's recomputed cost to 1e-5 at n = 50 for every variant, on
+    each device."""
+    batch = generate(name, 50, 8, seed=3, mixed_backhaul=name.endswith("TW"), device=device)
     state = random_feasible_rollout(batch, torch.Generator().manual_seed(1), num_starts=2)
     costs = validate_batch(batch.index(state.instance), solution(state))
-    np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)
     if variant(name).open_route:
         closed = replace(state, batch=replace(state.batch, open_route=~state.batch.open_route))
         assert bool((cost(closed) > cost(state)).all())
@@ -273,14 +276,6 @@ def test_augment_8_keeps_the_instance() -> None:
     replayed = reset(aug, prefix=solution(final)[:, 1:].repeat(8, 1))
     assert bool(done(replayed).all())
     np.testing.assert_allclose(cost(replayed).numpy(), cost(final).repeat(8).numpy(), atol=1e-5)
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU")
-def test_rollout_on_gpu() -> None:
-    """The env runs on CUDA and its solutions validate."""
-    batch = generate("mixed", 20, 16, seed=0, device="cuda")
-    state = random_feasible_rollout(batch, torch.Generator("cuda").manual_seed(0), num_starts=4)
-    validate_batch(batch.index(state.instance).to("cpu"), solution(state).cpu())
 
 
 def test_hide_serves_customers_without_visiting_them() -> None:
