@@ -65,11 +65,14 @@ def train(name: str, device: str, steps: int = 4) -> tuple[list[torch.Tensor], l
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_steps_on_the_device_equal_the_cpu_steps(name: str, device: str) -> None:
-    """Same seed, same steps: parameters on `device` equal the CPU run's to 1e-10 (float64), the
-    state stays on the device, and the loss moves (the steps are not no-ops)."""
+    """Same seed, same steps: parameters on `device` equal the CPU run's (float64: to 1e-10; the
+    Scion family's Newton-Schulz runs in float32, whose CPU and CUDA matmuls differ in the last
+    bits: to 1e-6, measured 1e-7 on an H200), the state stays on the device, and the loss moves
+    (the steps are not no-ops)."""
+    tolerance = 1e-6 if "Scion" in name else 1e-10
     params, losses = train(name, device)
     reference, reference_losses = train(name, "cpu")
     for p, q in zip(params, reference, strict=True):
-        torch.testing.assert_close(p, q, rtol=0, atol=1e-10)
-    assert losses == pytest.approx(reference_losses, abs=1e-10)
+        torch.testing.assert_close(p, q, rtol=0, atol=tolerance)
+    assert losses == pytest.approx(reference_losses, abs=tolerance)
     assert losses[-1] != losses[0]
