@@ -38,8 +38,9 @@ from pyvrp import Model
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
+from problems.vrp.arrays import instance_arrays
 from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate
+from problems.vrp.validator import validate_batch
 
 DEMAND_SCALE = 1_000_000
 SLACK = 1e-6
@@ -66,44 +67,30 @@ def _down(value: np.ndarray | float, scale: float) -> np.ndarray:
     return np.floor(np.asarray(value, dtype=np.float64) * scale + SLACK).astype(np.int64)
 
 
-def instance_arrays(batch: VRPBatch, row: int) -> dict[str, np.ndarray]:
-    """Instance `row` of `batch` as float64/bool numpy arrays (picklable for worker processes)."""
-    return {
-        "locs": batch.locs[row].double().numpy(),
-        "linehaul": batch.linehaul_demand[row].double().numpy(),
-        "backhaul": batch.backhaul_demand[row].double().numpy(),
-        "capacity": batch.capacity[row].double().numpy(),
-        "windows": batch.time_windows[row].double().numpy(),
-        "service": batch.service_time[row].double().numpy(),
-        "limit": batch.distance_limit[row].double().numpy(),
-        "open": batch.open_route[row].numpy(),
-        "mixed": batch.mixed_backhaul[row].numpy(),
-    }
-
-
 def build_model(arrays: dict[str, np.ndarray], scale: int) -> Model:
     """The PyVRP model of one instance (see the module docstring for the mapping)."""
-    locs, windows = arrays["locs"], arrays["windows"]
+    locs, windows = arrays["locs"], arrays["time_windows"]
     num_nodes = len(locs)
-    is_open, strict = bool(arrays["open"]), not bool(arrays["mixed"])
+    is_open, strict = bool(arrays["open_route"]), not bool(arrays["mixed_backhaul"])
     model = Model()
     points = [model.add_location(float(x), float(y)) for x, y in locs * scale]
     depot_late = MAX_VALUE if is_open or math.isinf(windows[0, 1]) else _down(windows[0, 1], scale)
     model.add_depot(points[0], tw_early=int(_up(windows[0, 0], scale)), tw_late=int(depot_late))
-    limit = float(arrays["limit"])
+    limit = float(arrays["distance_limit"])
     model.add_vehicle_type(
         num_available=num_nodes - 1,
         capacity=[int(_down(arrays["capacity"], DEMAND_SCALE))],
         max_distance=MAX_VALUE if math.isinf(limit) else int(_down(limit, scale)),
     )
-    delivery, pickup = _up(arrays["linehaul"], DEMAND_SCALE), _up(arrays["backhaul"], DEMAND_SCALE)
+    delivery = _up(arrays["linehaul_demand"], DEMAND_SCALE)
+    pickup = _up(arrays["backhaul_demand"], DEMAND_SCALE)
     for node in range(1, num_nodes):
         late = windows[node, 1]
         model.add_client(
             points[node],
             delivery=[int(delivery[node])],
             pickup=[int(pickup[node])],
-            service_duration=int(_up(arrays["service"][node], scale)),
+            service_duration=int(_up(arrays["service_time"][node], scale)),
             tw_early=int(_up(windows[node, 0], scale)),
             tw_late=MAX_VALUE if math.isinf(late) else int(_down(late, scale)),
         )
@@ -111,7 +98,7 @@ def build_model(arrays: dict[str, np.ndarray], scale: int) -> Model:
     if is_open:
         lengths[:, 0] = 0
     if strict:
-        is_backhaul = arrays["backhaul"] > 0
+        is_backhaul = arrays["backhaul_demand"] > 0
         lengths[np.ix_(is_backhaul, ~is_backhaul & (np.arange(num_nodes) > 0))] = MAX_VALUE
     for i in range(num_nodes):
         for j in range(num_nodes):
@@ -142,12 +129,12 @@ def solve_arrays(
     for route in result.best.routes():
         nodes += [activity.idx + 1 for activity in route if activity.is_client()] + [0]
     sequence = np.asarray(nodes, dtype=np.int64)
-    if not arrays["mixed"]:
-        is_backhaul = arrays["backhaul"][sequence] > 0
+    if not arrays["mixed_backhaul"]:
+        is_backhaul = arrays["backhaul_demand"][sequence] > 0
         after = sequence[1:] != 0
         if (is_backhaul[:-1] & ~is_backhaul[1:] & after).any():
             raise RuntimeError("PyVRP used a forbidden backhaul -> linehaul arc")
-    cost = route_length(arrays["locs"], sequence, bool(arrays["open"]))
+    cost = route_length(arrays["locs"], sequence, bool(arrays["open_route"]))
     return PyVRPSolution(sequence, cost, result.num_iterations, result.runtime)
 
 
@@ -195,6 +182,5 @@ class PyVRPSolver:
         else:
             with ProcessPoolExecutor(self.num_workers) as pool:
                 solutions = list(pool.map(solve_arrays, jobs, *args))
-        for row, solution in enumerate(solutions):
-            validate(batch.index(row), solution.sequence, name=f"instance {row}")
+        validate_batch(batch, [solution.sequence for solution in solutions], solver="PyVRP")
         return solutions

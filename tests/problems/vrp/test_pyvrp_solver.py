@@ -13,6 +13,7 @@ import torch
 from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch
 from problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS, PyVRPSolver
+from problems.vrp.routes import split_routes
 from problems.vrp.validator import InfeasibleSolution, validate
 from problems.vrp.variants import ALL_VARIANTS, Variant
 
@@ -101,17 +102,6 @@ def brute_force(batch: VRPBatch) -> tuple[float, list[int]]:
     return best, best_solution
 
 
-def routes_of(sequence: np.ndarray) -> list[list[int]]:
-    """The non-empty routes of a 0-separated node sequence."""
-    routes: list[list[int]] = [[]]
-    for node in sequence.tolist():
-        if node == 0:
-            routes.append([])
-        else:
-            routes[-1].append(node)
-    return [route for route in routes if route]
-
-
 @pytest.mark.parametrize("name", list(ALL_VARIANTS))
 def test_every_variant_matches_brute_force(name: str) -> None:
     """Each of the 16 variants on a 6-customer instance: PyVRP's solution is valid and its
@@ -143,7 +133,7 @@ def test_strict_backhaul_precedence(name: str) -> None:
     batch = tiny_instance(ALL_VARIANTS[name], seed=3)
     (strict,) = PyVRPSolver(iterations=ITERATIONS).solve(batch)
     is_backhaul = batch.backhaul_demand[0] > 0
-    for route in routes_of(strict.sequence):
+    for route in split_routes(strict.sequence):
         flags = [bool(is_backhaul[node]) for node in route]
         assert flags == sorted(flags)
     mixed_batch = tiny_instance(ALL_VARIANTS[name], seed=3, mixed=True)
