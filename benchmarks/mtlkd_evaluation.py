@@ -45,6 +45,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from benchmarks.mtlkd_figures import draw_from_json
 from benchmarks.mtlkd_tables import markdown
 from benchmarks.wandb_tables import log_tables
 from datamodules.vrp import VRPDataModule
@@ -386,6 +387,7 @@ def main(argv: list[str] | None = None) -> None:
             json.dumps({"config": config, **result}, indent=2, default=float)
         )
         (args.output_dir / f"{stem}.md").write_text(text)
+        draw_from_json(args.output_dir / f"{stem}.json")
         print(text, flush=True)
         tables[f"mtlkd_{part}"] = (columns, table)
     if args.wandb:

@@ -4,9 +4,9 @@ Scion's geometry is chosen per layer (Pethick et al. 2025). The reference notes'
   image models (CNN, ViT):  input Spectral -> hidden Spectral -> output Sign  (the defaults here)
   language models:          input Sign     -> hidden Spectral -> output Sign
                             (`scion_param_groups(model, input_norm="Sign")`)
-with biases and normalization gains in the RMS ball (`BiasRMS`). The README configurations use
-e.g. hidden scale 8 / output scale 128 for a CNN and hidden 50 / head 3000 for nanoGPT; the
-scales are radii, so they matter most for the constrained variants.
+with biases and normalization gains in the RMS ball (`BiasRMS`). The configurations in
+docs/optimizers.md use e.g. hidden scale 8 / output scale 128 for a CNN and hidden 50 / head
+3000 for nanoGPT; the scales are radii, so they matter most for the constrained variants.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class ConstrainedSolverModule(L.LightningModule):
     """Args:
     problem: the family (share it with the data module, e.g. by a YAML anchor).
     hidden_sizes: the predictor's hidden widths.
-    report_tolerance: violation bound of `feasible_rate` (the issue's target: 1e-5).
+    report_tolerance: violation bound of `feasible_rate` (FSNet's target: 1e-5).
     output_size: predictor outputs if not all variables (DC3 predicts the independent ones;
         then the output is unbounded).
     """
