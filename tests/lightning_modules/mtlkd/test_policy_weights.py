@@ -126,7 +126,7 @@ def recipe_config(config_name: str, capsys: pytest.CaptureFixture[str]) -> dict:
 def test_the_model_cards_student_recipe_parses(capsys: pytest.CaptureFixture[str]) -> None:
     """The student's GPU command resolves to the paper-sized student at n = 100, distilling
     every step from the six n = 100 teachers."""
-    model = recipe_config("student.yaml", capsys)["model"]["init_args"]
+    model = recipe_config("student_gpu_n100.yaml", capsys)["model"]["init_args"]
     size = [model[k] for k in ("embed_dim", "decoder_layers", "num_heads", "ff_dim")]
     assert size == [128, 6, 8, 512] and model["window"] is None
     assert model["teachers"] == {
