@@ -11,6 +11,7 @@ from benchmarks import hephaestus
 
 @pytest.mark.slow
 def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
+    """Tiny benchmark run: every phase feasible, within LP/greedy bounds, rows in the table."""
     hephaestus.main(
         [
             *("--functions", "linear", "--seeds", "1", "--num-nodes", "30"),
@@ -39,6 +40,7 @@ def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
 
 
 def test_bad_sweep_entries_name_the_allowed_models(capsys) -> None:
+    """An unknown --sweep graph model exits with an error listing the allowed models."""
     with pytest.raises(SystemExit):
         hephaestus.main(["--sweep", "grid:100"])
     assert "graph model in ('erdos_renyi', 'barabasi_albert')" in capsys.readouterr().err

@@ -74,6 +74,7 @@ def dual_callback(fit: L.Trainer) -> DualUpdates:
 
 
 def test_lightning_fit_reaches_the_kkt_point(tmp_path: Path) -> None:
+    """A Lightning fit with DualUpdates reaches (x*, mu*) and logs the multipliers."""
     module = ConstrainedLeastSquares()
     fit = trainer(tmp_path, epochs=10, enable_checkpointing=False)
     fit.fit(module)
@@ -117,6 +118,7 @@ def test_resume_from_checkpoint_continues_exactly(tmp_path: Path) -> None:
 
 
 def test_gradient_accumulation_steps_duals_once_per_optimizer_step(tmp_path: Path) -> None:
+    """With accumulate_grad_batches=4 the duals count optimizer steps (125), not batches."""
     fit = trainer(tmp_path, epochs=1, accumulate_grad_batches=4, enable_checkpointing=False)
     fit.fit(ConstrainedLeastSquares())
     duals = dual_callback(fit).duals

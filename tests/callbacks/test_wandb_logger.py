@@ -21,15 +21,18 @@ def no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_auto_without_credentials_is_offline(no_credentials: None) -> None:
+    """Mode 'auto' with no API key and no netrc login resolves to offline."""
     assert resolve_wandb_mode("auto") == "offline"
 
 
 def test_auto_with_api_key_is_online(no_credentials: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mode 'auto' with WANDB_API_KEY set resolves to online."""
     monkeypatch.setenv("WANDB_API_KEY", "x" * 40)
     assert resolve_wandb_mode("auto") == "online"
 
 
 def test_auto_with_netrc_login_is_online(no_credentials: None, tmp_path: Path) -> None:
+    """Mode 'auto' with an api.wandb.ai login in the netrc file resolves to online."""
     (tmp_path / ".netrc").write_text("machine api.wandb.ai\n  login user\n  password " + "k" * 40)
     (tmp_path / ".netrc").chmod(0o600)
     assert resolve_wandb_mode("auto") == "online"
@@ -38,12 +41,14 @@ def test_auto_with_netrc_login_is_online(no_credentials: None, tmp_path: Path) -
 def test_env_mode_wins_over_credentials(
     no_credentials: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """WANDB_MODE=dryrun wins over an API key: mode 'auto' resolves to offline."""
     monkeypatch.setenv("WANDB_API_KEY", "x" * 40)
     monkeypatch.setenv("WANDB_MODE", "dryrun")
     assert resolve_wandb_mode("auto") == "offline"
 
 
 def test_explicit_mode_is_kept_and_bad_mode_named(no_credentials: None) -> None:
+    """An explicit mode is returned unchanged; an unknown mode raises naming 'mode'."""
     assert resolve_wandb_mode("disabled") == "disabled"
     with pytest.raises(ValueError, match="mode"):
         resolve_wandb_mode("sometimes")  # type: ignore[arg-type]

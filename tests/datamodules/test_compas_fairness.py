@@ -13,6 +13,7 @@ from problems.data_paths import data_path
 
 
 def test_groups_follow_the_csv_with_small_race_groups_merged() -> None:
+    """Sex/race group codes match the CSV counts; Other, Asian, Native American merged."""
     data = CompasFairnessDataModule(sensitive_attributes=["sex", "race"])
     data.setup("fit")
     groups = torch.cat([data.splits[s].tensors[2] for s in ("train", "val", "test")])
@@ -40,6 +41,7 @@ def test_group_ids_agree_with_the_one_hot_features() -> None:
 
 
 def test_full_batch_loader_serves_the_whole_training_split() -> None:
+    """With full_batch_steps=3 the loader yields the whole training split three times."""
     data = CompasFairnessDataModule(full_batch_steps=3)
     data.setup("fit")
     batches = list(data.train_dataloader())
@@ -50,6 +52,7 @@ def test_full_batch_loader_serves_the_whole_training_split() -> None:
 
 
 def test_full_batch_shards_are_disjoint_and_cover_the_rows() -> None:
+    """Two ranks' full-batch shards are disjoint and cover the rows; an uneven split raises."""
     rows = torch.arange(10)
     shards = [RepeatedFullBatch((rows,), 2, world_size=2, rank=r)[0][0] for r in (0, 1)]
     assert torch.equal(torch.cat(shards), rows)
@@ -66,5 +69,6 @@ def test_full_batch_shards_are_disjoint_and_cover_the_rows() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Bad sensitive_attributes or full_batch_steps raise a ValueError naming the field."""
     with pytest.raises(ValueError, match=message):
         CompasFairnessDataModule(**kwargs)

@@ -13,6 +13,7 @@ TRAIN_SIZE = 1797 - 2 * 270  # digits minus the 15 % validation and 15 % test sp
 
 
 def test_batches_are_the_whole_training_split_with_the_mask() -> None:
+    """Each batch is the whole training split with the same mask of 40 constrained rows."""
     data = DigitsInterpolationDataModule(constrained_samples=40, steps_per_epoch=3)
     data.setup("fit")
     batches = list(data.train_dataloader())
@@ -26,6 +27,7 @@ def test_batches_are_the_whole_training_split_with_the_mask() -> None:
 
 
 def test_constrained_split_is_the_masked_rows_in_batch_order() -> None:
+    """constrained_split() returns exactly the masked training rows, in batch order."""
     data = DigitsInterpolationDataModule(constrained_samples=25)
     data.setup("fit")
     x, y = data.constrained_split()
@@ -36,6 +38,7 @@ def test_constrained_split_is_the_masked_rows_in_batch_order() -> None:
 
 
 def test_subset_is_seeded_and_reproducible() -> None:
+    """The constrained subset repeats for a seed and barely overlaps for another seed."""
     masks = []
     for seed in (0, 0, 1):
         data = DigitsInterpolationDataModule(constrained_samples=50, seed=seed)
@@ -47,12 +50,14 @@ def test_subset_is_seeded_and_reproducible() -> None:
 
 
 def test_all_training_samples_can_be_constrained() -> None:
+    """constrained_samples equal to the training size constrains every sample."""
     data = DigitsInterpolationDataModule(constrained_samples=TRAIN_SIZE)
     data.setup("fit")
     assert bool(data.constrained_mask.all())
 
 
 def test_label_noise_reaches_the_constrained_samples() -> None:
+    """label_noise=0.5 keeps the mask and flips about half the constrained labels."""
     clean = DigitsInterpolationDataModule(constrained_samples=200)
     noisy = DigitsInterpolationDataModule(constrained_samples=200, label_noise=0.5)
     clean.setup("fit")
@@ -71,17 +76,20 @@ def test_label_noise_reaches_the_constrained_samples() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Zero samples or steps, or label_noise=1, raise a ValueError naming the field."""
     with pytest.raises(ValueError, match=message):
         DigitsInterpolationDataModule(**kwargs)
 
 
 def test_more_constrained_samples_than_training_samples_fail() -> None:
+    """More constrained samples than training rows fail at setup, naming the limit."""
     data = DigitsInterpolationDataModule(constrained_samples=TRAIN_SIZE + 1)
     with pytest.raises(ValueError, match=f"data.constrained_samples must be <= the {TRAIN_SIZE}"):
         data.setup("fit")
 
 
 def test_more_than_one_process_is_refused() -> None:
+    """setup and train_dataloader refuse world_size=2: the constraints need one process."""
     data = DigitsInterpolationDataModule()
     data.setup("fit")
     data.trainer = SimpleNamespace(world_size=2, global_rank=0)

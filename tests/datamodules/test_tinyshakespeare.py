@@ -104,6 +104,7 @@ def test_two_ranks_together_see_the_single_process_windows(text_file: Path) -> N
 
 
 def test_encode_round_trip_and_unknown_character(text_file: Path) -> None:
+    """encode/decode round-trip a word; a character outside the vocabulary raises."""
     data = prepared(text_file, context_length=4, train_windows_per_epoch=4)
     assert data.decode(data.encode("jabba")) == "jabba"
     with pytest.raises(ValueError, match="'z' is not in the vocabulary"):
@@ -132,6 +133,7 @@ def test_checkpoint_state_rejects_another_vocabulary(text_file: Path) -> None:
     ],
 )
 def test_bad_arguments_name_the_field(text_file: Path, field: str, value: float) -> None:
+    """Each out-of-range size, fraction or worker count raises naming data.<field>."""
     with pytest.raises(ValueError, match=f"data.{field}"):
         TinyShakespeareDataModule(path=str(text_file), **{field: value})  # type: ignore[arg-type]
 

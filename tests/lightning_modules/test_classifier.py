@@ -38,5 +38,6 @@ def test_shapes_and_parameter_counts(
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, field: str) -> None:
+    """Invalid Classifier arguments raise a ValueError naming model.<field>."""
     with pytest.raises(ValueError, match=field):
         Classifier(**kwargs)

@@ -100,6 +100,7 @@ def test_least_squares_with_linear_equality_reaches_kkt_point(augmented_penalty:
 
 
 def test_update_every_averages_the_window_and_warmup_skips() -> None:
+    """update_every=2 steps on the window mean; a due step inside the warm-up is skipped."""
     duals = DualAscent(dual_lr=1.0, update_every=2, warmup_steps=2)
     ran = []
     for value in (1.0, 3.0, 5.0, 9.0):
@@ -152,6 +153,7 @@ def test_state_dict_round_trip_continues_identically() -> None:
     ],
 )
 def test_bad_residuals_name_the_constraint(constraints: dict, message: str) -> None:
+    """A residual of wrong size, NaN, kind, name, type or without grad raises naming it."""
     duals = DualAscent()
     duals.lagrangian(torch.zeros(()), {"parity": equality(leaf([0.0, 0.0]))})
     with pytest.raises((ValueError, TypeError), match=message):
@@ -169,11 +171,13 @@ def test_bad_residuals_name_the_constraint(constraints: dict, message: str) -> N
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Invalid DualAscent arguments raise a ValueError naming the field."""
     with pytest.raises(ValueError, match=message):
         DualAscent(**kwargs)
 
 
 def test_constraint_kind_is_checked() -> None:
+    """ConstraintResidual with an unknown kind raises."""
     from optimizers import ConstraintResidual
 
     with pytest.raises(ValueError, match="kind must be one of"):

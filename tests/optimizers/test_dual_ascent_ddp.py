@@ -61,6 +61,7 @@ def worker(rank: int, out_dir: str) -> None:
 
 
 def test_two_ranks_average_residuals_and_match_one_process(tmp_path: Path) -> None:
+    """Two ranks average residuals, agree on multipliers, and match a one-process fit."""
     run_on_two_ranks(worker, str(tmp_path))
     ranks = [torch.load(tmp_path / f"rank{r}.pt") for r in range(WORLD_SIZE)]
     for result in ranks:

@@ -419,6 +419,7 @@ def test_micro_batch_not_dividing_the_batch_is_an_error() -> None:
 
 
 def test_nsam_needs_rows_for_the_ascent() -> None:
+    """NSAM raises when descent_batch_size leaves no rows for the ascent."""
     model, optimizer = make(NSAM, descent_batch_size=16)
     with pytest.raises(ValueError, match="descent_batch_size=16 must be smaller"):
         optimizer.step(contract_closure(model, optimizer, []))

@@ -102,5 +102,6 @@ def test_setup_rejects_a_vocabulary_of_another_size(tmp_path: Path) -> None:
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, field: str) -> None:
+    """Bad vocab_size, d_model/n_heads, n_layers or dropout raise naming model.<field>."""
     with pytest.raises(ValueError, match=field):
         CharLanguageModel(**kwargs)

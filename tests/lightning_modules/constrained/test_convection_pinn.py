@@ -37,6 +37,7 @@ def collocation() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 
 
 def test_exact_solution_has_zero_residuals() -> None:
+    """The exact convection solution has PDE, initial and boundary residuals below 1e-20."""
     residuals = convection_residuals(Exact(BETA), *collocation(), beta=BETA)
     for name, value in residuals.items():
         assert float(value) < 1e-20, name
@@ -60,6 +61,7 @@ def module(**kwargs: object) -> ConvectionPINN:
 
 
 def test_lagrangian_mode_returns_pde_loss_and_two_scalar_equalities() -> None:
+    """Lagrangian mode returns the PDE loss and scalar initial/boundary equalities."""
     pinn = module(constraint_mode="lagrangian")
     batch = collocation()
     output = pinn.training_step(batch, 0)
@@ -73,6 +75,7 @@ def test_lagrangian_mode_returns_pde_loss_and_two_scalar_equalities() -> None:
 
 
 def test_penalty_mode_is_the_weighted_sum() -> None:
+    """Penalty mode returns pde_weight*pde + ic_weight*ic + bc_weight*bc."""
     pinn = module(constraint_mode="penalty", pde_weight=2.0, ic_weight=30.0, bc_weight=0.5)
     batch = collocation()
     parts = convection_residuals(pinn.net, *batch, beta=BETA)
@@ -108,6 +111,7 @@ def test_relative_l2_and_boundary_metrics() -> None:
     ],
 )
 def test_bad_model_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Bad beta, constraint_mode, width or ic_weight raise naming model.<field>."""
     with pytest.raises(ValueError, match=message):
         ConvectionPINN(**kwargs)
 
@@ -117,11 +121,13 @@ def test_bad_model_arguments_name_the_field(kwargs: dict, message: str) -> None:
     [({"num_interior": 0}, "data.num_interior must be >= 1"), ({"grid_t": 1}, "data.grid_t")],
 )
 def test_bad_data_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Bad num_interior or grid_t for the data module raise naming data.<field>."""
     with pytest.raises(ValueError, match=message):
         ConvectionDataModule(**kwargs)
 
 
 def test_grid_is_periodic_open_in_x_and_closed_in_t() -> None:
+    """The 8 x 3 test grid stops short of 2*pi in x and includes t = 0 and t = 1."""
     data = ConvectionDataModule(grid_x=8, grid_t=3)
     data.setup("test")
     assert data.grid.shape == (24, 2)

@@ -27,6 +27,7 @@ def sigmoid(value: float) -> float:
 
 
 def test_parity_residuals_by_hand() -> None:
+    """parity_residuals equal the hand values: group soft positive rate minus the overall one."""
     probabilities = torch.tensor([0.9, 0.1, 0.6, 0.4, 0.8])
     groups = torch.tensor([0, 0, 1, 1, 1])
     soft = [sigmoid(8 * (p - 0.5)) for p in (0.9, 0.1, 0.6, 0.4, 0.8)]
@@ -51,6 +52,7 @@ def test_group_residuals_weighted_by_group_size_sum_to_zero(values: list[float],
 
 
 def test_group_means_of_an_empty_group_is_nan() -> None:
+    """group_means gives the mean of a filled group and NaN for an empty group."""
     means = group_means(torch.tensor([1.0, 3.0]), torch.tensor([0, 0]), 2)
     assert means[0] == 2.0 and math.isnan(float(means[1]))
 
@@ -84,6 +86,7 @@ def batch() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 
 
 def test_lagrangian_mode_returns_one_equality_per_group() -> None:
+    """Lagrangian mode returns one parity equality per attribute, one entry per group."""
     module = module_with_groups(constraint_mode="lagrangian")
     x, y, groups = batch()
     output = module.training_step((x, y, groups), 0)
@@ -100,6 +103,7 @@ def test_lagrangian_mode_returns_one_equality_per_group() -> None:
 
 
 def test_penalty_mode_adds_weighted_squared_residuals() -> None:
+    """Penalty mode returns BCE + penalty_weight * sum of squared parity residuals."""
     module = module_with_groups(constraint_mode="penalty", penalty_weight=7.0)
     x, y, groups = batch()
     probabilities = module(x)
@@ -121,6 +125,7 @@ def test_penalty_mode_adds_weighted_squared_residuals() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Bad mode, penalty_weight, temperature or num_features raise naming model.<field>."""
     with pytest.raises(ValueError, match=message):
         FairClassifier(**kwargs)
 
@@ -151,6 +156,7 @@ def fit(mode: str, tmp_path: Path, callbacks: list) -> tuple[L.Trainer, FairClas
 
 
 def test_lagrangian_without_dual_updates_is_refused(tmp_path: Path) -> None:
+    """Fitting in Lagrangian mode without the DualUpdates callback is refused."""
     with pytest.raises(ValueError, match="needs the callbacks.DualUpdates callback"):
         fit("lagrangian", tmp_path, callbacks=[])
 

@@ -49,6 +49,7 @@ def test_lagrangian_step_returns_mean_ce_and_one_equality_per_constrained_sample
 
 
 def test_erm_step_returns_the_mean_ce_only() -> None:
+    """The ERM training step returns only the scalar mean cross-entropy."""
     torch.manual_seed(0)
     model = silent(InterpolatingClassifier(widths=(16,), constraint_mode="erm"))
     x, y = torch.rand(6, 1, 8, 8), torch.randint(0, 10, (6,))
@@ -81,6 +82,7 @@ def test_satisfaction_metrics_on_hand_made_logits() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
+    """Bad mode, num_classes, widths or satisfaction_tol raise naming model.<field>."""
     with pytest.raises(ValueError, match=message):
         InterpolatingClassifier(**kwargs)
 
@@ -121,6 +123,7 @@ def test_lagrangian_fit_interpolates_the_subset_that_erm_does_not(tmp_path: Path
 
 
 def test_lagrangian_mode_needs_dual_updates(tmp_path: Path) -> None:
+    """Fitting in Lagrangian mode without the DualUpdates callback is refused."""
     trainer = L.Trainer(
         max_steps=1, logger=False, enable_progress_bar=False, default_root_dir=tmp_path
     )
@@ -130,6 +133,7 @@ def test_lagrangian_mode_needs_dual_updates(tmp_path: Path) -> None:
 
 
 def test_plain_digits_datamodule_is_refused(tmp_path: Path) -> None:
+    """Fitting on the plain digits datamodule (no constrained_split) is refused."""
     trainer = L.Trainer(
         max_steps=1, logger=False, enable_progress_bar=False, default_root_dir=tmp_path
     )

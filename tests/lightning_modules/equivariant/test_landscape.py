@@ -67,6 +67,7 @@ def test_symmetric_criticality_on_an_invariant_data_set() -> None:
 
 
 def test_subspace_basis_is_orthonormal_and_spans_the_tied_network() -> None:
+    """The subspace basis is orthonormal, spans the tied net; its complement is orthogonal."""
     net = tied_network(4, ["set", "trivial"])
     basis = subspace_basis(net)
     torch.testing.assert_close(basis.T @ basis, torch.eye(basis.shape[1], dtype=torch.float64))
@@ -123,6 +124,7 @@ def test_distance_to_rep_equals_brute_force_over_all_relabelings() -> None:
 
 
 def test_candidate_representations_of_a_width() -> None:
+    """candidate_reps(4, 16) lists exactly the six block mixes of width 16."""
     names = sorted(rep_name(c) for c in candidate_reps(4, 16))
     assert names == sorted(
         [

@@ -36,6 +36,7 @@ def test_relaxed_starts_exactly_where_constrained_starts() -> None:
 
 
 def test_penalty_schedules() -> None:
+    """Constant, linear_decay and until schedules by hand; relaxed loss is mse + w * distance."""
     constant = regressor("relaxed", penalty=2.0)
     decay = regressor("relaxed", penalty=2.0, penalty_schedule="linear_decay", penalty_steps=100)
     until = regressor("relaxed", penalty=2.0, penalty_schedule="until", penalty_steps=100)
@@ -65,6 +66,7 @@ def test_penalty_schedules() -> None:
     ],
 )
 def test_bad_arguments_fail_clearly(kwargs: dict, message: str) -> None:
+    """Each bad mode, penalty, schedule, init_noise or block raises a clear ValueError."""
     with pytest.raises(ValueError, match=message):
         EquivariantRegressor(**kwargs)
 

@@ -18,6 +18,7 @@ def small(name: str):
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2**20))
 def test_completion_satisfies_equalities_and_inverts_partial(name: str, seed: int) -> None:
+    """Completion satisfies the equalities exactly and partial() inverts complete()."""
     family = small(name)
     completion = EqualityCompletion(family.A)
     x = family.sample_parameters(5, seed)
@@ -73,6 +74,7 @@ def test_one_correction_step_by_hand() -> None:
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_correction_reduces_inequality_violation(name: str) -> None:
+    """Inequality correction lowers each positive violation and keeps the equalities."""
     family = small(name)
     completion = EqualityCompletion(family.A)
     x = family.sample_parameters(8, 1)
@@ -88,6 +90,7 @@ def test_correction_reduces_inequality_violation(name: str) -> None:
 
 
 def test_training_correction_gradient_matches_finite_differences() -> None:
+    """The unrolled training correction's gradient matches central finite differences."""
     family = make_family("convex_qp", num_vars=6, num_eq=2, num_ineq=3)
     completion = EqualityCompletion(family.A)
     correction = InequalityCorrection(steps_train=3, lr=1e-2, momentum=0.5)
@@ -114,5 +117,6 @@ def test_training_correction_gradient_matches_finite_differences() -> None:
     ("field", "value"), [("steps_train", -1), ("steps_test", -1), ("lr", 0.0), ("momentum", 1.0)]
 )
 def test_bad_arguments_name_the_field(field: str, value: float) -> None:
+    """Negative steps, zero lr or momentum 1 for InequalityCorrection raise naming the field."""
     with pytest.raises(ValueError, match=field):
         InequalityCorrection(**{field: value})

@@ -61,6 +61,7 @@ def test_data_module_splits_and_cache(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("field", ["train_size", "val_size", "batch_size", "num_starts"])
 def test_data_module_rejects_bad_sizes(field: str) -> None:
+    """A zero train_size, val_size, batch_size or num_starts raises naming the field."""
     with pytest.raises(ValueError, match=field):
         ConstrainedProblemDataModule(SMALL, **{field: 0})
 
@@ -78,6 +79,7 @@ def test_evaluation_of_the_reference_itself_is_exact() -> None:
 
 
 def test_mismatched_problem_is_refused() -> None:
+    """A model built for another problem than the datamodule's is refused at fit."""
     data = small_data(SMALL, None, train_size=64)
     model = PenaltyNet(ProblemSpec("convex_qp", num_vars=20, num_eq=8, num_ineq=8, seed=1), (8,))
     with pytest.raises(ValueError, match="model.problem"):
@@ -102,6 +104,7 @@ def test_trained_fsnet_meets_the_violation_bound_on_held_out_instances() -> None
 
 
 def test_penalty_and_dc3_train_and_dc3_keeps_equalities_exact() -> None:
+    """PenaltyNet and DC3 fit and test to finite gaps; DC3's equality violation < 1e-10."""
     data = small_data(SMALL, None)
     for cls in (PenaltyNet, DC3):
         L.seed_everything(0, verbose=False)
@@ -129,6 +132,7 @@ def test_projection_is_feasible_and_fixes_feasible_points() -> None:
 
 
 def test_projection_refuses_nonconvex_families() -> None:
+    """ProjectionNet refuses a nonconvex problem family."""
     with pytest.raises(ValueError, match="not convex"):
         ProjectionNet(ProblemSpec("nonconvex_qp", 20, 8, 8), (8,))
 

@@ -10,6 +10,7 @@ from problems.qosd import SyntheticQoSDConfig, generate_instance
 
 
 def test_metrics_order_the_baselines_and_reuse_them_per_instance() -> None:
+    """Metrics order LP <= descent <= tuned <= greedy; baselines are cached per instance."""
     config = SyntheticQoSDConfig(num_nodes=30, edge_probability=0.15, edge_function="linear")
     instance = generate_instance(config, 3)
     calls: list[np.ndarray] = []
@@ -36,6 +37,7 @@ def test_metrics_order_the_baselines_and_reuse_them_per_instance() -> None:
 
 
 def test_nonlinear_instances_have_no_lp_metrics() -> None:
+    """A log edge-function instance gets no LP metrics and is reported feasible."""
     config = SyntheticQoSDConfig(num_nodes=25, edge_probability=0.15, edge_function="log")
     metrics = evaluate_instance(generate_instance(config, 0), lambda greedy: greedy)
     assert "budget_lp" not in metrics and "greedy_descent_ratio_lp" not in metrics

@@ -31,6 +31,7 @@ from problems.qosd.classical_best import classical_best
 def test_pps_is_feasible_minimal_and_never_worse_than_greedy(
     seed: int, function: str, stress_kind: str
 ) -> None:
+    """Predictive path stressing is feasible, already pruned, and never above greedy."""
     config = SyntheticQoSDConfig(num_nodes=40, edge_probability=0.1, edge_function=function)
     instance = generate_instance(config, seed)
     stress = {
@@ -46,6 +47,7 @@ def test_pps_is_feasible_minimal_and_never_worse_than_greedy(
 
 
 def test_pps_with_the_optimal_stress_returns_an_optimal_budget() -> None:
+    """PPS given the LP optimum as stress returns the LP optimal budget."""
     instance = generate_instance(SyntheticQoSDConfig(num_nodes=60, edge_probability=0.08), 3)
     optimum = solve_linear_program(instance)
     stress = np.divide(
@@ -56,6 +58,7 @@ def test_pps_with_the_optimal_stress_returns_an_optimal_budget() -> None:
 
 
 def test_pps_rejects_bad_stress() -> None:
+    """PPS rejects stress above 1 and stress of the wrong length."""
     instance = generate_instance(SyntheticQoSDConfig(num_nodes=30, edge_probability=0.15), 0)
     with pytest.raises(ValueError, match="stress must have shape"):
         predictive_path_stressing(instance, np.full(instance.num_edges, 1.5))
@@ -64,6 +67,7 @@ def test_pps_rejects_bad_stress() -> None:
 
 
 def test_gnn_is_equivariant_to_node_relabeling() -> None:
+    """GNN logits follow a node relabeling and edge reordering; the embedding is unchanged."""
     instance = generate_instance(SyntheticQoSDConfig(num_nodes=30, edge_probability=0.15), 1)
     graph = instance_graph(instance, labelled=False)
     torch.manual_seed(0)
@@ -84,6 +88,7 @@ def test_gnn_is_equivariant_to_node_relabeling() -> None:
 
 
 def test_datamodule_labels_are_the_classical_best_and_splits_differ() -> None:
+    """Labels are classical_best / cap, train and val pairs differ, bad sizes raise."""
     data = QoSDDataModule(
         num_nodes=30, edge_probability=0.15, train_size=3, val_size=2, test_size=2
     )
@@ -102,6 +107,7 @@ def test_datamodule_labels_are_the_classical_best_and_splits_differ() -> None:
 
 @pytest.mark.slow
 def test_forge_learns_and_its_test_solutions_are_feasible(tmp_path) -> None:
+    """A short Forge fit cuts the loss by over 20% and its test solutions are feasible."""
     L.seed_everything(0)
     data = QoSDDataModule(
         num_nodes=40, edge_probability=0.1, train_size=48, val_size=8, test_size=8, batch_size=8

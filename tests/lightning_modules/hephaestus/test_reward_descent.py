@@ -16,6 +16,7 @@ from problems.qosd.path_stressing import prune, stress_paths
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10_000), function=st.sampled_from(["linear", "quadratic", "log"]))
 def test_descent_is_feasible_and_never_above_its_start(seed: int, function: str) -> None:
+    """Reward descent from greedy stays feasible, never above greedy, never below the LP."""
     config = SyntheticQoSDConfig(num_nodes=25, edge_probability=0.15, edge_function=function)
     instance = generate_instance(config, seed)
     greedy = prune(instance, stress_paths(instance))
@@ -40,6 +41,7 @@ def test_descent_reaches_the_lp_optimum_within_five_percent() -> None:
 
 
 def test_bad_arguments_are_rejected() -> None:
+    """Non-positive steps or repair_every and an infeasible or short start are rejected."""
     instance = generate_instance(SyntheticQoSDConfig(num_nodes=20, edge_probability=0.2), 0)
     start = instance.cap.copy()
     with pytest.raises(ValueError, match="steps must be a positive integer"):

@@ -62,6 +62,7 @@ def test_gradient_matches_cross_entropy_to_soft_labels() -> None:
     [({"temperature": 0.0}, "temperature must be > 0"), ({"direction": "both"}, "direction")],
 )
 def test_bad_arguments_fail(kwargs: dict, message: str) -> None:
+    """distillation_kl rejects temperature 0 and an unknown direction."""
     log_p = torch.zeros(1, 2)
     with pytest.raises(ValueError, match=message):
         distillation_kl(log_p, log_p, torch.ones(1, 2, dtype=torch.bool), **kwargs)

@@ -169,6 +169,7 @@ def test_evaluation_with_r3c_is_feasible_and_not_worse_than_greedy() -> None:
     ],
 )
 def test_bad_arguments_name_the_field(changes: dict, message: str) -> None:
+    """Each invalid MTLKDStudent argument raises a ValueError naming it."""
     with pytest.raises(ValueError, match=message):
         MTLKDStudent(**{**TINY, **changes})
 

@@ -236,11 +236,13 @@ def test_copies_keep_the_data() -> None:
     ],
 )
 def test_bad_family_arguments_raise(arguments: dict[str, object], message: str) -> None:
+    """An unknown family name or a bad size or seed raises a ValueError naming it."""
     with pytest.raises(ValueError, match=message):
         make_family(**{**SMALL, **arguments})
 
 
 def test_unknown_family_lists_every_allowed_name() -> None:
+    """An unknown family's error lists all 11 allowed family names."""
     with pytest.raises(ValueError) as error:
         make_family("qp")
     assert all(name in str(error.value) for name in FAMILIES)
@@ -259,6 +261,7 @@ def test_unknown_family_lists_every_allowed_name() -> None:
 def test_wrong_shapes_raise(
     y_shape: tuple[int, ...], x_shape: tuple[int, ...], message: str
 ) -> None:
+    """Objective, residuals and violation reject mis-shaped y or x, naming the shape."""
     family = small_family("nonconvex_qcqp")
     y, x = torch.zeros(y_shape, dtype=torch.float64), torch.zeros(x_shape, dtype=torch.float64)
     for function in (family.objective, family.eq_residual, family.ineq_residual, family.violation):
@@ -267,6 +270,7 @@ def test_wrong_shapes_raise(
 
 
 def test_nan_dtype_and_count_errors() -> None:
+    """NaN inputs, float32 y, zero instances and a negative seed each raise clearly."""
     family = small_family("convex_qp")
     x = family.sample_parameters(2, seed=0)
     y = family.constructed_point(x)

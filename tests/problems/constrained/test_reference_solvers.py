@@ -96,6 +96,7 @@ def test_convex_reference_agrees_with_slsqp_on_the_torch_functions(name: str) ->
 
 @pytest.mark.parametrize("name", ["convex_qp", "dc3_convex_qp"])
 def test_osqp_fallback_agrees_with_clarabel(name: str) -> None:
+    """The OSQP fallback accepts every instance and matches Clarabel's objectives."""
     family = small_family(name)
     x = family.sample_parameters(3, seed=4)
     osqp = solve_reference(family, x, solver="osqp")
@@ -127,6 +128,7 @@ def test_infeasible_instances_are_flagged_not_accepted(name: str, solver: str) -
 
 
 def test_check_points_flags_perturbed_and_missing_points() -> None:
+    """check_points flags a perturbed point and a NaN point as infeasible."""
     family = small_family("convex_qcqp")
     x = family.sample_parameters(3, seed=0)
     points = family.constructed_point(x).numpy()
@@ -150,12 +152,14 @@ def test_check_points_flags_perturbed_and_missing_points() -> None:
     ],
 )
 def test_bad_solver_options_raise(name: str, options: dict[str, object], message: str) -> None:
+    """Unknown solver, wrong family kind, bad tolerance or num_starts raise clearly."""
     family = small_family(name)
     with pytest.raises(ValueError, match=message):
         solve_reference(family, family.sample_parameters(1, seed=0), **options)
 
 
 def test_bad_parameters_raise_before_solving() -> None:
+    """solve_reference rejects mis-shaped or NaN parameters before solving."""
     family = small_family("convex_qp")
     with pytest.raises(ValueError, match=r"x must have shape \[B, num_eq\] = \[B, 5\]"):
         solve_reference(family, torch.zeros(2, 6, dtype=torch.float64))
@@ -171,6 +175,7 @@ def build_small(path: Path | None, **overrides: object) -> dataset_module.Constr
 def test_cache_round_trip_reloads_without_solving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A matching cache reloads the same dataset without calling the solver."""
     path = tmp_path / "cache" / "nonsmooth_qcqp.npz"
     built = build_small(path)
     assert path.exists() and built.reference.accepted.all()
@@ -191,6 +196,7 @@ def test_cache_round_trip_reloads_without_solving(
 
 
 def test_cache_with_other_metadata_is_refused(tmp_path: Path) -> None:
+    """A cache built with other metadata is refused, naming each differing field."""
     path = tmp_path / "data.npz"
     build_small(path)
     with pytest.raises(ValueError, match="num_instances: cached 3, requested 4") as error:

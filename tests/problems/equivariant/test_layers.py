@@ -94,6 +94,7 @@ def test_reynolds_equals_group_average(blocks: tuple[list[str], list[str]]) -> N
 
 
 def test_tied_layer_is_its_own_projection_and_free_layer_is_not() -> None:
+    """A tied layer is on the equivariant subspace; a free one only after copy_dense."""
     torch.manual_seed(0)
     rep = PermutationRep.of(4, ["set"])
     tied = PermutationLinear(rep, PermutationRep.of(4, ["pairs"]), tied=True)
@@ -107,6 +108,7 @@ def test_tied_layer_is_its_own_projection_and_free_layer_is_not() -> None:
 
 
 def test_bad_representations_fail_clearly() -> None:
+    """Unknown blocks, n < 2, no blocks or mixed groups raise clear errors."""
     with pytest.raises(ValueError, match=r"unknown representation blocks \['triples'\]; allowed"):
         PermutationRep.of(4, ["set", "triples"])
     with pytest.raises(ValueError, match="n .* must be >= 2"):
