@@ -18,6 +18,7 @@ hvp="finite_difference" ("auto" picks it): DDP does not synchronize higher-order
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
+from optimizers.sharpness_pass import SharpnessPass
 from optimizers.validation import require_choice, require_in_range, require_positive
 
 HvpMode = Literal["auto", "autograd", "finite_difference"]
@@ -103,6 +105,11 @@ class NSGDHess(Optimizer):
         self.hvp = hvp
         self.fd_step = fd_step
         self.closure_keeps_graph = False  # learnt from the closure's gradients at every step
+        # around the extra closure calls away from x_t (callbacks.SharpnessGuard silences logging
+        # and metric updates there, so a module logs its loss at x_t only)
+        self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
+            contextlib.nullcontext
+        )
         self._generator = torch.Generator().manual_seed(
             torch.initial_seed() if seed is None else seed
         )
@@ -186,10 +193,12 @@ class NSGDHess(Optimizer):
             return {}
         torch._foreach_add_(tracked, v, alpha=q - 1.0)  # x̂_t = x_t - (1 - q_t) v_t
         try:
-            if self.hvp_method() == "autograd":
-                hv = self._autograd_hvp(closure, tracked, v)
-            else:
-                hv = self._finite_difference_hvp(closure, tracked, v, v_norm)
+            # the closure calls at x̂_t (x̂_t ± h v) are away from x_t: not to be reported
+            with self.pass_context(SharpnessPass(perturbed=True, log=False)):
+                if self.hvp_method() == "autograd":
+                    hv = self._autograd_hvp(closure, tracked, v)
+                else:
+                    hv = self._finite_difference_hvp(closure, tracked, v, v_norm)
         finally:
             torch._foreach_copy_(tracked, x_t)  # back to x_t, also when the closure raises
         return dict(zip(tracked, self._hessian_term(hv, v_norm), strict=True))

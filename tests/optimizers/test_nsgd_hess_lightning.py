@@ -11,6 +11,7 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from benchmarks.quiet_trainer import quiet_trainer
+from callbacks.sharpness_guard import SharpnessGuard
 from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
 
 pytestmark = pytest.mark.filterwarnings(
@@ -66,10 +67,16 @@ def clip(v: Tensor, level: float) -> Tensor:
 
 
 def written_out(optimizer: str) -> Tensor:
-    """STEPS iterations of Alg. 1 / Alg. 2 on the quadratic, where ∇²f(x̂) v = A v for any q."""
+    """The last of `iterates(optimizer)`: where STEPS steps of the method end."""
+    return iterates(optimizer)[-1]
+
+
+def iterates(optimizer: str) -> list[Tensor]:
+    """x_0 .. x_STEPS of Alg. 1 / Alg. 2 on the quadratic, where ∇²f(x̂) v = A v for any q."""
     clipped = optimizer == "ClipNSGDHess"
     grad_clip = GRAD_CLIP if clipped else math.inf
     x_prev, x = None, X0.clone()
+    xs = [x]
     g = torch.zeros(3, dtype=F64)
     for _ in range(STEPS):
         gradient = clip(A @ (x - B), grad_clip)
@@ -80,7 +87,8 @@ def written_out(optimizer: str) -> Tensor:
             hessian_term = clip(A @ v, HESS_CLIP * v.norm().item()) if clipped else A @ v
             g = (1 - ALPHA) * (g + hessian_term) + ALPHA * gradient
         x_prev, x = x, x - LR * g / g.norm()
-    return x
+        xs.append(x)
+    return xs
 
 
 def fit(module: PlainQuadratic) -> L.Trainer:
@@ -114,3 +122,34 @@ def test_default_hvp_steps_like_the_written_out_method(
 def test_clipping_is_active_in_the_written_out_method() -> None:
     """The clipped reference differs from the unclipped one, so the check above sees clipping."""
     assert (written_out("ClipNSGDHess") - written_out("NSGDHess")).norm() > 1e-3
+
+
+class LoggingQuadratic(PlainQuadratic):
+    """The plain module logging its training loss as an epoch mean, unaware of NSGDHess."""
+
+    def training_step(self, batch: list[Tensor], batch_idx: int) -> Tensor:
+        loss = super().training_step(batch, batch_idx)
+        self.log("train/loss", loss, on_step=False, on_epoch=True)
+        return loss
+
+
+@pytest.mark.parametrize("optimizer", list(OPTIMIZERS))
+def test_logged_loss_is_the_loss_at_the_current_weights(optimizer: str) -> None:
+    """Under SharpnessGuard (the CLI's default), the closure calls away from x_t log nothing:
+    the epoch-mean train loss is the mean of f(x_0..x_3) of the written-out method."""
+    module = LoggingQuadratic(optimizer)
+    trainer = L.Trainer(
+        max_epochs=1,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        callbacks=[SharpnessGuard()],
+    )
+    trainer.fit(module, DataLoader(TensorDataset(torch.zeros(STEPS, 1)), batch_size=1))
+    assert module.calls_per_step == [1] + [3] * (STEPS - 1)
+    losses = [0.5 * (x - B) @ A @ (x - B) for x in iterates(optimizer)[:STEPS]]
+    expected = torch.stack(losses).mean()
+    logged = trainer.callback_metrics["train/loss"]
+    torch.testing.assert_close(logged.double(), expected, atol=1e-6, rtol=0)
