@@ -65,8 +65,8 @@ class SharpnessGuard(Callback):
       closure would see only the last batch.
     Both raise a `ValueError` naming the Trainer flag. Under DDP, an optimizer with
     `local_ascent=True` gets `ascent_context = ddp_model.no_sync`, so its ascent gradients stay
-    per rank. An optimizer with a `pass_context` (the SAM family, NSGDHess) gets `unreported`: in any
-    module, also one that ignores the sharpness-pass contract, what `training_step` logs with
+    per rank. An optimizer with a `pass_context` (the SAM family, NSGDHess) gets `unreported`:
+    in any module, also one that ignores the sharpness-pass contract, what `training_step` logs with
     `self.log` and accumulates in torchmetrics comes from the passes at the current weights
     only (the value `training_step` returns, as seen by `on_train_batch_end`, is still the last
     pass's). The project's CLI adds this callback by default.
