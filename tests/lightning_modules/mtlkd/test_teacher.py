@@ -24,14 +24,15 @@ from problems.vrp.variants import SEEN_VARIANTS
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
 
 
-def tiny_policy(seed: int = 0, norm: str = "instance") -> POMOPolicy:
+def tiny_policy(seed: int = 0, norm: str = "instance", device: str = "cpu") -> POMOPolicy:
+    """An untrained small teacher policy (seeded) on `device`."""
     torch.manual_seed(seed)
-    return POMOPolicy(**TINY, norm=norm)  # type: ignore[arg-type]
+    return POMOPolicy(**TINY, norm=norm).to(device)  # type: ignore[arg-type]
 
 
-def seen_batch(num_customers: int = 6, per_variant: int = 2) -> VRPBatch:
-    """`per_variant` instances of each of the 6 seen variants in one batch."""
-    return generate(list(SEEN_VARIANTS), num_customers, 6 * per_variant, seed=3)
+def seen_batch(num_customers: int = 6, per_variant: int = 2, device: str = "cpu") -> VRPBatch:
+    """`per_variant` instances of each of the 6 seen variants in one batch, on `device`."""
+    return generate(list(SEEN_VARIANTS), num_customers, 6 * per_variant, seed=3, device=device)
 
 
 @pytest.mark.parametrize("norm", ["instance", "rms"])
@@ -49,10 +50,10 @@ def test_shapes(norm: str) -> None:
     assert torch.allclose(log_p.exp().sum(-1), torch.ones(36))
 
 
-def test_actions_are_legal_and_solutions_validate() -> None:
+def test_actions_are_legal_and_solutions_validate(device: str) -> None:
     """Replaying sampled actions, every one is allowed by the env's mask at its step, and the
-    solutions of all rows pass the validator at the env's cost."""
-    policy, batch = tiny_policy(), seen_batch()
+    solutions of all rows pass the validator at the env's cost (sampled rollouts on each device)."""
+    policy, batch = tiny_policy(device=device), seen_batch(device=device)
     rollout = policy(batch, num_starts=4)
     state = env.reset(batch, 4)
     for action in rollout.actions.T:
@@ -60,7 +61,7 @@ def test_actions_are_legal_and_solutions_validate() -> None:
         state = env.step(state, action)
     instance_rows = batch.index(state.instance)
     costs = validate_batch(instance_rows, env.solution(rollout.state))
-    np.testing.assert_allclose(costs, env.cost(rollout.state).numpy(), atol=1e-5)
+    np.testing.assert_allclose(costs, env.cost(rollout.state).cpu().numpy(), atol=1e-5)
 
 
 def test_log_likelihood_matches_a_per_row_re_evaluation() -> None:
@@ -165,15 +166,15 @@ def test_reinforce_steps_reduce_the_mean_cost() -> None:
     assert float(after) < 0.9 * float(before)
 
 
-def test_inference_modes_are_ordered_and_validate() -> None:
+def test_inference_modes_are_ordered_and_validate(device: str) -> None:
     """Per instance augment <= multistart <= greedy (each contains the previous), and every
-    returned solution validates at the env's cost."""
-    policy, batch = tiny_policy(), seen_batch(num_customers=8)
+    returned solution validates at the env's cost, on each device."""
+    policy, batch = tiny_policy(device=device), seen_batch(num_customers=8, device=device)
     costs = {}
     for mode in ("greedy", "multistart", "augment"):
         solutions, costs[mode] = solve(policy, batch, mode)  # type: ignore[arg-type]
         validated = validate_batch(batch, solutions)
-        np.testing.assert_allclose(validated, costs[mode].numpy(), atol=1e-5)
+        np.testing.assert_allclose(validated, costs[mode].cpu().numpy(), atol=1e-5)
     assert bool((costs["multistart"] <= costs["greedy"] + 1e-6).all())
     assert bool((costs["augment"] <= costs["multistart"] + 1e-6).all())
     assert bool((costs["augment"] < costs["greedy"]).any())
