@@ -51,123 +51,23 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch import Tensor, nn
-from torch.nn import functional as F
+from torch import nn
 from torch.optim import Optimizer
 
 from benchmarks.figures import figure_dir, save
 from benchmarks.scion_lr_figure import draw_lr_sweep
-from datamodules import DigitsDataModule, TinyShakespeareDataModule
-from lightning_modules import Classifier
-from lightning_modules.char_lm import CharTransformer
+from benchmarks.scion_lr_report import NEAR_BEST_SHARE, json_safe, log_to_wandb, markdown_report
+from benchmarks.scion_lr_tasks import Batch, Task, make_tasks
 from optimizers import (
     ClippedScion,
     Scion,
     UnconstrainedClippedScion,
     UnconstrainedScion,
     make_lmo,
-    scion_param_groups,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIGURE_DIR_HELP = "where the PNG goes (default: docs/figures, or --output-dir if one is given)"
-NEAR_BEST_SHARE = 0.9
-Batch = tuple[Tensor, Tensor]
-
-
-@dataclass(frozen=True)
-class Task:
-    """One training problem: how to build the net, its batches, its loss and its Scion radii.
-
-    `size` is "full" or "quick" (a tiny model and data for the smoke test).
-    """
-
-    name: str
-    steps: int
-    size: str
-    scales: dict[str, float]
-    norms: dict[str, str]
-
-    def build(self, seed: int) -> nn.Module:
-        torch.manual_seed(seed)
-        if self.name == "char_lm":
-            d_model, layers, context = (64, 2, 64) if self.size == "full" else (16, 1, 16)
-            return CharTransformer(65, context, d_model, 4, layers, 0.0)
-        widths = (32, 64) if self.size == "full" else (4, 8)
-        return Classifier((1, 8, 8), 10, "cnn", widths).net
-
-    def data(self, seed: int) -> TinyShakespeareDataModule | DigitsDataModule:
-        if self.name == "char_lm":
-            context, batch = (64, 16) if self.size == "full" else (16, 8)
-            data = TinyShakespeareDataModule(
-                context_length=context,
-                batch_size=batch,
-                eval_batch_size=256,
-                train_windows_per_epoch=self.steps * batch,
-                seed=seed,
-            )
-        else:
-            data = DigitsDataModule(batch_size=64, eval_batch_size=512, seed=seed)
-        data.setup("fit")
-        return data
-
-    def train_batches(self, data: TinyShakespeareDataModule | DigitsDataModule) -> list[Batch]:
-        """Exactly `steps` training batches, epoch after epoch of the datamodule's loader."""
-        batches: list[Batch] = []
-        epoch = 0
-        while len(batches) < self.steps:
-            loader = data.train_dataloader()
-            loader.sampler.set_epoch(epoch)  # type: ignore[attr-defined]
-            batches.extend(loader)
-            epoch += 1
-        return batches[: self.steps]
-
-    def val_batches(self, data: TinyShakespeareDataModule | DigitsDataModule) -> list[Batch]:
-        batches = list(data.val_dataloader())
-        return batches if self.size == "full" else batches[:1]
-
-    def loss(self, net: nn.Module, batch: Batch) -> Tensor:
-        inputs, targets = batch
-        logits = net(inputs)
-        return F.cross_entropy(logits.flatten(0, -2), targets.flatten())
-
-    def param_groups(self, net: nn.Module) -> list[dict[str, Any]]:
-        return scion_param_groups(
-            net,
-            input_norm=self.norms["input"],
-            hidden_norm=self.norms["hidden"],
-            output_norm=self.norms["output"],
-            input_scale=self.scales["input"],
-            hidden_scale=self.scales["hidden"],
-            output_scale=self.scales["output"],
-            vector_scale=self.scales["vector"],
-        )
-
-
-def make_tasks(quick: bool) -> list[Task]:
-    """The two sweep tasks and their Scion radii (chosen in a short probe of Scion at lr 2^-5,
-    not tuned per point). Sign's ball has entries <= scale / d_in, so the language model's
-    embedding and head radius d_model keeps entries <= 1; larger hidden / head radii made the
-    Frank-Wolfe iterates of the transformer blow its logits up. The CNN needs larger radii than
-    1 (hidden 2, head 128 = entries <= 2) to fit the digits at all under the constraint."""
-    size = "quick" if quick else "full"
-    lm_width = 16 if quick else 64
-    return [
-        Task(
-            "char_lm",
-            steps=10 if quick else 300,
-            size=size,
-            scales={"input": lm_width, "hidden": 1.0, "output": lm_width, "vector": 1.0},
-            norms={"input": "Sign", "hidden": "Spectral", "output": "Sign"},
-        ),
-        Task(
-            "digits",
-            steps=10 if quick else 400,
-            size=size,
-            scales={"input": 2.0, "hidden": 2.0, "output": 128.0, "vector": 1.0},
-            norms={"input": "Spectral", "hidden": "Spectral", "output": "Sign"},
-        ),
-    ]
 
 
 @dataclass(frozen=True)
@@ -326,6 +226,14 @@ def near_best_points(
     return sum(1 for v in finite if v <= best + (1.0 - share) * (initial - best))
 
 
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _subsample(losses: list[float], every: int = 5) -> list[float]:
+    return losses[::every]
+
+
 def sweep_task(
     task: Task,
     specs: list[OptimizerSpec],
@@ -389,75 +297,6 @@ def sweep_task(
     return results
 
 
-def json_safe(value: Any) -> Any:
-    """`value` with every NaN / inf float replaced by None (strict JSON has no NaN)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_safe(item) for item in value]
-    return value
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
-def _subsample(losses: list[float], every: int = 5) -> list[float]:
-    return losses[::every]
-
-
-def summary_table(results: dict[str, dict[str, Any]], points: int, tolerance: float) -> str:
-    """One row per (task, optimizer): grid, best lr and loss, stable ranges, diverged points."""
-    share = round(100 * NEAR_BEST_SHARE)
-    lines = [
-        "| task | optimizer | lr grid | rho | best lr | best final train loss | best val loss | "
-        f"stable: <= {tolerance:g}x best, train / val | stable: >= {share} % of best reduction "
-        "| diverged points |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for task, by_optimizer in results.items():
-        for name, row in by_optimizer.items():
-            ks = row["log2_lrs"]
-            rho = "-" if row["rho"] is None else f"{row['rho']:.3g}"
-            lines.append(
-                f"| {task} | {name} | 2^{ks[0]}..2^{ks[-1]} | {rho} | "
-                f"2^{round(math.log2(row['best_lr']))} | {row['best_final_train_loss']:.3f} | "
-                f"{row['best_final_val_loss']:.3f} | {row['stable_points_train']} / "
-                f"{row['stable_points_val']} of {points} | "
-                f"{row['near_best_points_train']} of {points} | "
-                f"{sum(n > 0 for n in row['diverged_seeds'])} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def loss_matrix(by_optimizer: dict[str, Any], key: str) -> str:
-    """Optimizers x log2(lr): the seed-mean `key` loss, "div" if a seed diverged, blank off-grid."""
-    exponents = sorted({k for row in by_optimizer.values() for k in row["log2_lrs"]})
-    lines = [
-        "| optimizer | " + " | ".join(f"2^{k}" for k in exponents) + " |",
-        "|---|" + "---|" * len(exponents),
-    ]
-    for name, row in by_optimizer.items():
-        cells = {
-            k: "div" if bad else f"{value:.3f}"
-            for k, value, bad in zip(row["log2_lrs"], row[key], row["diverged_seeds"], strict=True)
-        }
-        lines.append(f"| {name} | " + " | ".join(cells.get(k, "") for k in exponents) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def markdown_report(
-    results: dict[str, dict[str, Any]], header: str, points: int, tolerance: float
-) -> str:
-    parts = [header, "", summary_table(results, points, tolerance)]
-    for task, by_optimizer in results.items():
-        for key in ("final_train_loss", "final_val_loss"):
-            parts += [f"{task}: {key.replace('_', ' ')} per lr", "", loss_matrix(by_optimizer, key)]
-    return "\n".join(parts)
-
-
 def redraw(source: Path, png: Path, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """`--plot-only`: draw `png` from a sweep's JSON; a missing file ends in one line."""
     if not source.is_file():
@@ -465,39 +304,6 @@ def redraw(source: Path, png: Path, parser: argparse.ArgumentParser) -> dict[str
     payload = json.loads(source.read_text())
     print(f"figure: {save(draw_lr_sweep(payload), png)}")
     return payload
-
-
-def log_to_wandb(config: dict[str, Any], results: dict[str, dict[str, Any]], png: Path) -> None:
-    """One W&B run: the config, every training curve (seed 0), the summary and the plot."""
-    import wandb
-
-    from callbacks.wandb_logger import resolve_wandb_mode
-
-    run = wandb.init(
-        project="optiforge",
-        job_type="benchmark",
-        name="scion_lr_sweep",
-        mode=resolve_wandb_mode("auto"),
-        config=config,
-    )
-    for task, by_optimizer in results.items():
-        for name, row in by_optimizer.items():
-            steps = [5 * i for i in range(len(row["curves_seed0"][0]))]
-            run.log(
-                {
-                    f"{task}/{name}/curves": wandb.plot.line_series(
-                        xs=steps,
-                        ys=row["curves_seed0"],
-                        keys=[f"lr=2^{k}" for k in row["log2_lrs"]],
-                        title=f"{task} {name}: training loss (seed 0)",
-                        xname="step",
-                    )
-                }
-            )
-            run.summary[f"{task}/{name}/stable_points_train"] = row["stable_points_train"]
-            run.summary[f"{task}/{name}/best_final_train_loss"] = row["best_final_train_loss"]
-    run.log({"scion_lr_sweep": wandb.Image(str(png))})
-    run.finish()
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
