@@ -281,6 +281,7 @@ def to_batch(instance: BenchmarkInstance) -> VRPBatch:
         distance_limit=torch.full((1,), math.inf),
         open_route=torch.zeros(1, dtype=torch.bool),
         mixed_backhaul=torch.zeros(1, dtype=torch.bool),
+        signed_load=torch.zeros(1, dtype=torch.bool),
     )
     return batch
 

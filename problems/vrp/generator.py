@@ -148,5 +148,6 @@ def generate(
         distance_limit=limit,
         open_route=is_open,
         mixed_backhaul=torch.full((b,), mixed_backhaul, device=dev),
+        signed_load=torch.zeros(b, dtype=torch.bool, device=dev),
     )
     return batch.to(device)

@@ -51,6 +51,9 @@ class VRPBatch:
         open_route: [B] bool, routes end at their last customer (no return cost).
         mixed_backhaul: [B] bool, linehaul and backhaul customers may interleave in a route
             (the vehicle load must then stay within capacity at every point); False = strict.
+        signed_load: [B] bool, MVMoE's signed load rule for backhauls (module docstring);
+            where True, `mixed_backhaul` is irrelevant: linehaul and backhaul customers
+            interleave freely, subject to the signed rule only.
         name: (init only) how errors name the data, e.g. a file; see `check_batch`.
     """
 
@@ -63,6 +66,7 @@ class VRPBatch:
     distance_limit: Tensor
     open_route: Tensor
     mixed_backhaul: Tensor
+    signed_load: Tensor
     name: InitVar[str | None] = None
 
     def __post_init__(self, name: str | None) -> None:
@@ -127,7 +131,9 @@ SHAPES: dict[str, tuple[str, ...]] = {
     "distance_limit": ("B",),
     "open_route": ("B",),
     "mixed_backhaul": ("B",),
+    "signed_load": ("B",),
 }
+FLAGS: tuple[str, ...] = ("open_route", "mixed_backhaul", "signed_load")
 
 
 def check_batch(batch: VRPBatch, name: str | None = None) -> None:
@@ -177,7 +183,7 @@ def check_instance(instance: VRPBatch | Mapping[str, object], name: str = "insta
         raise ValueError(f"{name}: missing fields {missing}")
     rows = {field: torch.as_tensor(np.asarray(instance[field]))[None] for field in SHAPES}
     for field, value in rows.items():
-        flag = field in ("open_route", "mixed_backhaul")
+        flag = field in FLAGS
         rows[field] = value != 0 if flag else value.to(torch.float64)
     VRPBatch(**rows, name=name)
 
@@ -198,7 +204,7 @@ def _check_shapes(batch: VRPBatch, name: str) -> None:
                 f"{name}: {field} must have shape {shape} ({', '.join(dims)}), "
                 f"got {tuple(value.shape)}"
             )
-        flag = field in ("open_route", "mixed_backhaul")
+        flag = field in FLAGS
         if (value.dtype == torch.bool) if flag else value.is_floating_point():
             continue
         kind = "bool" if flag else "floating point"

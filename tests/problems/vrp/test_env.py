@@ -213,6 +213,7 @@ def test_return_deadline_and_open_routes() -> None:
         distance_limit=torch.tensor([torch.inf]),
         open_route=torch.tensor([False]),
         mixed_backhaul=torch.tensor([False]),
+        signed_load=torch.tensor([False]),
     )
     batch.check()
     after_one = reset(batch, prefix=torch.tensor([[1]]))  # at 1 leaving at 0.6; 2 + back: 1.9
@@ -235,6 +236,7 @@ def test_env_slack_is_inside_the_validators() -> None:
         distance_limit=torch.tensor([1.2 / (1 + 0.75 * FEASIBILITY_TOLERANCE)]),
         open_route=torch.tensor([False]),
         mixed_backhaul=torch.tensor([False]),
+        signed_load=torch.tensor([False]),
     )
     batch.check()
     validate(batch, [0, 1, 2, 0])

@@ -26,6 +26,7 @@ def tiny_batch(batch_size: int = 2) -> VRPBatch:
         distance_limit=torch.full((batch_size,), 1.0),
         open_route=torch.zeros(batch_size, dtype=torch.bool),
         mixed_backhaul=torch.zeros(batch_size, dtype=torch.bool),
+        signed_load=torch.zeros(batch_size, dtype=torch.bool),
     )
 
 
@@ -113,6 +114,7 @@ def test_check_names_the_data() -> None:
         ("locs", torch.zeros(2, 1, 2), r"^batch: locs must have shape \[B, N, 2\] with N >= 2"),
         ("time_windows", torch.zeros(2, 3), r"time_windows must have shape \(2, 3, 2\)"),
         ("open_route", torch.zeros(2), r"^batch: open_route must be bool, got torch.float32$"),
+        ("signed_load", torch.zeros(2), r"^batch: signed_load must be bool, got torch.float32$"),
         ("capacity", torch.ones(2, dtype=torch.long), r"capacity must be floating point"),
     ],
 )

@@ -56,6 +56,7 @@ def tiny_instance(spec: Variant, seed: int, mixed: bool = False) -> VRPBatch:
         distance_limit=torch.tensor([limit]),
         open_route=torch.tensor([spec.open_route]),
         mixed_backhaul=torch.tensor([mixed]),
+        signed_load=torch.tensor([False]),
     )
     batch.check(spec.name)
     return batch

@@ -22,6 +22,7 @@ def triangle(
     limit: float = math.inf,
     open_route: bool = False,
     mixed: bool = False,
+    signed: bool = False,
 ) -> dict[str, np.ndarray]:
     """Depot (0, 0), customer 1 at (3, 0), customer 2 at (3, 4): d01 = 3, d12 = 4, d02 = 5.
     Capacity 10."""
@@ -35,6 +36,7 @@ def triangle(
         "distance_limit": np.array(limit),
         "open_route": np.array(open_route),
         "mixed_backhaul": np.array(mixed),
+        "signed_load": np.array(signed),
     }
 
 
