@@ -25,7 +25,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from problems.vrp import cvrplib
 from problems.vrp.arrays import batch_arrays, batch_from_arrays
 from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.generator import generate
+from problems.vrp.generator import CONVENTIONS, Convention, generate
 from problems.vrp.instance import VRPBatch
 from problems.vrp.pyvrp_solver import PyVRPSolver
 from problems.vrp.variants import ALL_VARIANTS, variant
@@ -70,6 +70,7 @@ class GeneratedBatches(IterableDataset):
         rank: int,
         epoch: Callable[[], int],
         mixed_backhaul: bool,
+        convention: Convention = "routefinder",
     ) -> None:
         self.variants = variants
         self.num_customers = num_customers
@@ -79,6 +80,7 @@ class GeneratedBatches(IterableDataset):
         self.rank = rank
         self.epoch = epoch
         self.mixed_backhaul = mixed_backhaul
+        self.convention = convention
 
     def __len__(self) -> int:
         return self.num_batches
@@ -92,6 +94,7 @@ class GeneratedBatches(IterableDataset):
                 self.batch_size,
                 seed=derived_seed(self.seed, epoch, self.rank, step),
                 mixed_backhaul=self.mixed_backhaul,
+                convention=self.convention,
             )
 
 
@@ -131,7 +134,11 @@ class VRPDataModule(L.LightningDataModule):
             CVRP, VRPB, VRPTW; None = none.
         cvrplib_dir: folder holding the CVRP/VRPB/VRPTW benchmark folders; None = the shared
             `vrplib/` folder.
-        mixed_backhaul: backhauls may interleave with linehauls (default strict).
+        mixed_backhaul: backhauls may interleave with linehauls (default strict); RouteFinder
+            convention only.
+        convention: how instances are generated, for training and the val/test sets:
+            "routefinder" (RouteFinder / RL4CO) or "mvmoe" (MVMoE, the instances of MTL-KD's
+            paper; backhauls under the signed load rule), see `problems.vrp.generator`.
         seed: base seed of every generated instance.
     """
 
@@ -152,9 +159,14 @@ class VRPDataModule(L.LightningDataModule):
         cvrplib_instances: list[str] | None = None,
         cvrplib_dir: str | None = None,
         mixed_backhaul: bool = False,
+        convention: Convention = "routefinder",
         seed: int = 0,
     ) -> None:
         super().__init__()
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
+        if convention == "mvmoe" and mixed_backhaul:
+            raise ValueError("mixed_backhaul must be False with convention 'mvmoe'")
         if train_variants == "mixed":
             names = list(ALL_VARIANTS)
         else:
@@ -199,6 +211,7 @@ class VRPDataModule(L.LightningDataModule):
         self.cvrplib_instances = list(cvrplib_instances or [])
         self.cvrplib_dir = cvrplib_dir
         self.mixed_backhaul = mixed_backhaul
+        self.convention = convention
         self.seed = seed
         self.eval_sets: dict[str, list[VRPEvalBatch]] = {}
         self._cvrplib_sets = cvrplib_sets
@@ -213,8 +226,11 @@ class VRPDataModule(L.LightningDataModule):
         """The npz file of one evaluation set; every setting it depends on is in the name."""
         budget = "none" if self.reference_iterations is None else str(self.reference_iterations)
         backhaul = "mixed" if self.mixed_backhaul else "strict"
-        count = self.counts[split]
-        stem = f"{split}_{variant_name}_n{size}_k{count}_seed{self.seed}_{backhaul}_i{budget}"
+        if self.convention == "mvmoe":
+            backhaul = "signed"
+        count, seed = self.counts[split], self.seed
+        stem = f"{split}_{variant_name}_n{size}_k{count}_seed{seed}_{self.convention}_{backhaul}"
+        stem += f"_i{budget}"
         return self.cache_dir / f"{stem}.npz"
 
     def prepare_data(self) -> None:
@@ -245,7 +261,14 @@ class VRPDataModule(L.LightningDataModule):
                     self._write_set(path, name, size, self.counts[split], seed)
 
     def _write_set(self, path: Path, name: str, size: int, count: int, seed: int) -> None:
-        batch = generate(name, size, count, seed=seed, mixed_backhaul=self.mixed_backhaul)
+        batch = generate(
+            name,
+            size,
+            count,
+            seed=seed,
+            mixed_backhaul=self.mixed_backhaul,
+            convention=self.convention,
+        )
         costs = np.full(count, np.nan)
         sequences = np.zeros((count, 1), dtype=np.int64)
         if self.reference_iterations is not None:
@@ -306,6 +329,7 @@ class VRPDataModule(L.LightningDataModule):
             self._rank(),
             self._epoch,
             self.mixed_backhaul,
+            self.convention,
         )
         return DataLoader(dataset, batch_size=None)
 

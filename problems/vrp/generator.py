@@ -1,7 +1,12 @@
-"""Seeded, batched generator of random VRP instances (RouteFinder / RL4CO conventions).
+"""Seeded, batched generator of random VRP instances in two named conventions.
 
-Column B of the benchmark-convention table in the reference notes (ai4co/routefinder
-`MTVRPGenerator`), reimplemented here. Every constant, in instance units (unit square, speed 1):
+`convention="routefinder"` (the default) follows RouteFinder / RL4CO, below; `"mvmoe"` follows
+MVMoE, the instances MTL-KD's paper evaluates on (constants in `problems/vrp/generator_mvmoe.py`).
+Both draw the attribute flags the same way (a name, a list round-robin, or "mixed").
+
+RouteFinder: column B of the benchmark-convention table in the reference notes
+(ai4co/routefinder `MTVRPGenerator`), reimplemented here. Every constant, in instance units
+(unit square, speed 1):
 
 - coordinates: depot and customers i.i.d. U[0, 1]^2 (`COORD_LOW`, `COORD_HIGH`).
 - demands: linehaul and backhaul demand i.i.d. integers in [1, 9] (`DEMAND_LOW`, `DEMAND_HIGH`);
@@ -31,10 +36,12 @@ Absent attributes take the neutral values of `VRPBatch` (windows [0, inf), servi
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import torch
 from torch import Tensor
 
+from problems.vrp.generator_mvmoe import mvmoe_batch
 from problems.vrp.instance import VRPBatch
 from problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -47,6 +54,8 @@ WINDOW_LOW, WINDOW_HIGH = 0.18, 0.2
 LIMIT_EPS = 1e-6
 LIMIT_HIGH = 2.8
 MIXED_ATTRIBUTE_PROB = 0.5
+CONVENTIONS: tuple[str, ...] = ("mvmoe", "routefinder")
+Convention = Literal["mvmoe", "routefinder"]
 
 
 def vehicle_capacity(num_customers: int) -> int:
@@ -88,6 +97,7 @@ def generate(
     seed: int | torch.Generator = 0,
     device: torch.device | str = "cpu",
     mixed_backhaul: bool = False,
+    convention: Convention = "routefinder",
 ) -> VRPBatch:
     """A batch of random instances with `num_customers` customers (N = n + 1 nodes).
 
@@ -98,8 +108,16 @@ def generate(
         seed: an int, or a torch.Generator (sampling runs on its device); same seed, same batch.
         device: where the returned tensors live.
         mixed_backhaul: backhaul customers may interleave with linehauls (RouteFinder's
-            `backhaul_class` 2); default strict (class 1).
+            `backhaul_class` 2); default strict (class 1). RouteFinder convention only.
+        convention: "routefinder" or "mvmoe" (module docstring).
     """
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
+    if convention == "mvmoe" and mixed_backhaul:
+        raise ValueError(
+            "mixed_backhaul must be False with convention 'mvmoe' (its backhauls follow the "
+            "signed load rule)"
+        )
     if num_customers < 1:
         raise ValueError(f"num_customers must be >= 1, got {num_customers}")
     if batch_size < 1:
@@ -107,7 +125,10 @@ def generate(
     gen = seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(seed)
     dev = gen.device
     b, n = batch_size, num_customers
-    is_open, has_backhaul, has_limit, has_tw = _attribute_flags(variants, b, gen)
+    flags = _attribute_flags(variants, b, gen)
+    if convention == "mvmoe":
+        return mvmoe_batch(flags, n, gen).to(device)
+    is_open, has_backhaul, has_limit, has_tw = flags
 
     def uniform(low: float, high: float, *shape: int) -> Tensor:
         return low + (high - low) * torch.rand(*shape, generator=gen, device=dev)

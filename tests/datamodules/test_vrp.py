@@ -87,8 +87,8 @@ def test_eval_sets_are_cached_with_valid_references(tmp_path: Path) -> None:
     module.prepare_data()
     files = sorted(p.name for p in (tmp_path / "cache").iterdir())
     assert files == [
-        "test_VRPTW_n6_k3_seed0_strict_i100.npz",
-        "val_VRPTW_n6_k3_seed0_strict_i100.npz",
+        "test_VRPTW_n6_k3_seed0_routefinder_strict_i100.npz",
+        "val_VRPTW_n6_k3_seed0_routefinder_strict_i100.npz",
     ]
     stamps = [p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()]
     module.prepare_data()
@@ -189,6 +189,35 @@ def test_bad_arguments_name_the_field(tmp_path: Path) -> None:
         small(tmp_path, cvrplib_instances=["X-n101-k25"])
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         small(tmp_path).setup("fit")
+    message = r"^convention must be one of \['mvmoe', 'routefinder'\], got 'MVMoE'$"
+    with pytest.raises(ValueError, match=message):
+        small(tmp_path, convention="MVMoE")
+    with pytest.raises(ValueError, match="^mixed_backhaul must be False with convention 'mvmoe'"):
+        small(tmp_path, convention="mvmoe", mixed_backhaul=True)
+
+
+def test_mvmoe_convention_for_training_and_eval_sets(tmp_path: Path) -> None:
+    """convention "mvmoe" generates training batches and val/test sets in MVMoE's convention
+    (depot closing at 3, service 0.2, signed load), cached under a name that says so and
+    referenced by validated PyVRP solutions."""
+    module = small(tmp_path, train_variants="VRPTW", convention="mvmoe", num_customers=20)
+    module.prepare_split("val")
+    (path,) = (tmp_path / "cache").iterdir()
+    assert path.name == "val_VRPTW_n20_k3_seed0_mvmoe_signed_i100.npz"
+    module.setup("fit")
+    (val,) = module.eval_sets["val"]
+    instances = val.instances
+    assert torch.equal(instances.time_windows[:, 0], torch.tensor([[0.0, 3.0]] * 3))
+    assert (instances.service_time[:, 1:] == 0.2).all() and (instances.capacity == 30).all()
+    assert instances.signed_load.all() and torch.isfinite(val.reference_cost).all()
+    with np.load(path) as data:
+        for row in range(3):
+            cost = validate(instances.index(row), data["reference_solution"][row])
+            assert cost == pytest.approx(float(val.reference_cost[row]), abs=1e-9)
+    batch = next(iter(module.train_dataloader()))
+    assert batch.signed_load.all() and torch.equal(
+        batch.time_windows[:, 0, 1], torch.full((4,), 3.0)
+    )
 
 
 def test_missing_or_malformed_cvrplib_instances_fail_in_the_constructor(tmp_path: Path) -> None:
