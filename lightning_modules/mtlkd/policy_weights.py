@@ -3,8 +3,9 @@
 A file is {"model", "hyper_parameters", "state_dict", "feature_layout", "variants", "epoch",
 "global_step"}: the model class ("POMOTeacher" for the teachers and the MTPOMO-style baseline,
 "MTLKDStudent" for the student), its architecture (the module's saved hyperparameters), the
-weights, the input layout it was trained with (`features.py` sizes), the variants it was
-trained on (None if unknown), and where training stopped; no optimizer state and no teachers.
+weights, the input layout it was trained with (`features.py` sizes; the hyperparameter
+`feature_scaling` is "raw" for files written before it existed), the variants it was trained on
+(None if unknown), and where training stopped; no optimizer state and no teachers.
 Loading refuses a file of another model class, architecture or feature layout, naming the
 field, instead of failing inside `load_state_dict` or, worse, decoding with shifted inputs.
 Files written before the "model" field are teacher files.
@@ -33,6 +34,8 @@ ARCHITECTURES: dict[str, tuple[str, ...]] = {
     "POMOTeacher": ("embed_dim", "num_layers", "num_heads", "ff_dim", "norm", "logit_clip"),
     "MTLKDStudent": ("embed_dim", "encoder_layers", "decoder_layers", "num_heads", "ff_dim"),
 }
+# Settings every model has beside its architecture, with the value files without them mean.
+FEATURE_SETTINGS: dict[str, str] = {"feature_scaling": "raw"}
 FEATURE_LAYOUT = {
     "customer": CUSTOMER_FEATURES,
     "depot": DEPOT_FEATURES,
@@ -90,7 +93,8 @@ def _blob(
     model = model_of(hparams)
     return {
         "model": model,
-        "hyper_parameters": {key: hparams[key] for key in ARCHITECTURES[model]},
+        "hyper_parameters": {key: hparams[key] for key in ARCHITECTURES[model]}
+        | {key: hparams.get(key, default) for key, default in FEATURE_SETTINGS.items()},
         "state_dict": {key: value.detach().cpu() for key, value in state_dict.items()},
         "feature_layout": dict(FEATURE_LAYOUT),
         "variants": variants,
@@ -145,6 +149,8 @@ def read_weights(path: str | Path, field: str = "weights") -> dict:
     if missing:
         raise ValueError(f"{field}: {path} is not an MTL-KD weights file (missing {missing})")
     blob.setdefault("model", "POMOTeacher")
+    for key, default in FEATURE_SETTINGS.items():
+        blob["hyper_parameters"].setdefault(key, default)
     blob.setdefault("variants", None)
     if blob["model"] not in ARCHITECTURES:
         raise ValueError(
@@ -173,11 +179,12 @@ def load_weights(module: LightningModule, path: str | Path) -> None:
     blob = read_weights(path)
     model = type(module).__name__
     check_blob(blob, model, path)
-    for key in ARCHITECTURES[model]:
+    for key in (*ARCHITECTURES[model], *FEATURE_SETTINGS):
         saved = blob["hyper_parameters"].get(key)
         if saved != module.hparams[key]:
             raise ValueError(
-                f"weights: {path} has {key}={saved!r}, the model has {key}={module.hparams[key]!r}"
+                f"weights: {path} has {key}={saved!r}, the model has {key}="
+                f"{module.hparams[key]!r} (set model.{key}: {saved} to load it)"
             )
     module.load_state_dict(blob["state_dict"])
 

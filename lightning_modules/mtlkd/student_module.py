@@ -34,6 +34,7 @@ import torch
 from torch import Tensor
 
 from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
+from lightning_modules.mtlkd.features import FeatureScaling, check_scaling
 from lightning_modules.mtlkd.policy_weights import (
     FEATURE_LAYOUT,
     load_weights,
@@ -74,6 +75,9 @@ class MTLKDStudent(VRPEvaluationModule):
 
     Args:
         embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim: `HeavyDecoderPolicy`.
+        feature_scaling: the student's features, "raw" (instance units, the shipped weights)
+            or "instance" (times / horizon, lengths / limit; `features.py`). Each teacher keeps
+            the scaling its weights file records, which may differ.
         teachers: variant name -> teacher weights file (a POMOTeacher's, trained on that
             variant when the file records it); None = the shipped n = 50 teachers of the 6
             seen variants. A training instance whose variant has no teacher raises.
@@ -98,6 +102,7 @@ class MTLKDStudent(VRPEvaluationModule):
         decoder_layers: int = 6,
         num_heads: int = 8,
         ff_dim: int = 512,
+        feature_scaling: FeatureScaling = "raw",
         teachers: dict[str, str] | None = None,
         kd_direction: Direction = "forward",
         temperature: float = 1.0,
@@ -118,6 +123,7 @@ class MTLKDStudent(VRPEvaluationModule):
             )
         if not temperature > 0:
             raise ValueError(f"model.temperature must be > 0, got {temperature}")
+        check_scaling(feature_scaling, "model.feature_scaling")
         if trajectory not in TRAJECTORIES:
             raise ValueError(f"model.trajectory must be one of {TRAJECTORIES}, got {trajectory!r}")
         for field, mode in (("val_inference", val_inference), ("test_inference", test_inference)):
@@ -144,7 +150,7 @@ class MTLKDStudent(VRPEvaluationModule):
             ignore=["val_inference", "test_inference", "r3c_iterations", "weights"]
         )
         self.policy = HeavyDecoderPolicy(
-            embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim
+            embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim, feature_scaling
         )
         self.teacher_files = files
         self.teachers: dict[str, POMOPolicy] = teacher_policies

@@ -32,6 +32,8 @@ from lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
+    FeatureScaling,
+    check_scaling,
     context_features,
     customer_features,
     depot_features,
@@ -72,6 +74,9 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: layers of the heavy decoder (LEHD: 6).
         num_heads: attention heads (encoder and decoder).
         ff_dim: feed-forward hidden size.
+        feature_scaling: how times and lengths enter the features (`features.FeatureScaling`):
+            "raw" instance units (the shipped weights) or "instance" (divided by the
+            instance's own horizon and distance limit).
     """
 
     def __init__(
@@ -81,8 +86,11 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: int = 6,
         num_heads: int = 8,
         ff_dim: int = 512,
+        feature_scaling: FeatureScaling = "raw",
     ) -> None:
         super().__init__()
+        check_scaling(feature_scaling)
+        self.feature_scaling = feature_scaling
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim={embed_dim} must be a multiple of num_heads={num_heads}")
         self.embed_depot = nn.Linear(DEPOT_FEATURES, embed_dim)
@@ -99,8 +107,9 @@ class HeavyDecoderPolicy(nn.Module):
 
     def encode(self, batch: VRPBatch) -> Tensor:
         """Node embeddings [B, N, d] (depot token at row 0)."""
-        customers = self.embed_customers(customer_features(batch)[:, 1:])
-        h = torch.cat([self.embed_depot(depot_features(batch)), customers], 1)
+        scaling = self.feature_scaling
+        customers = self.embed_customers(customer_features(batch, scaling)[:, 1:])
+        h = torch.cat([self.embed_depot(depot_features(batch, scaling)), customers], 1)
         for layer in self.encoder:
             h = layer(h)
         return h
@@ -126,7 +135,8 @@ class HeavyDecoderPolicy(nn.Module):
         padding = torch.arange(width, device=order.device) >= counts[:, None]
         nodes = h[state.instance[:, None], order]  # [R, K, d]
         current = h[state.instance, state.current]
-        token = self.embed_state(torch.cat([current, context_features(state)], -1))
+        context = context_features(state, self.feature_scaling)
+        token = self.embed_state(torch.cat([current, context], -1))
         x = torch.cat([token[:, None], nodes], 1)
         visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
         for layer in self.decoder:

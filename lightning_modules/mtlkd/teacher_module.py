@@ -13,6 +13,7 @@ from __future__ import annotations
 from torch import Tensor
 
 from lightning_modules.mtlkd.attention_encoder import NORMS, Norm
+from lightning_modules.mtlkd.features import FeatureScaling, check_scaling
 from lightning_modules.mtlkd.policy_weights import load_weights
 from lightning_modules.mtlkd.teacher_inference import (
     INFERENCE_MODES,
@@ -47,6 +48,9 @@ class POMOTeacher(VRPEvaluationModule):
         ff_dim: encoder feed-forward hidden size.
         norm: encoder normalisation, "instance" (POMO) or "rms" (RMSNorm).
         logit_clip: C of the tanh-clipped pointer logits.
+        feature_scaling: "raw" (times and lengths in instance units, the shipped weights) or
+            "instance" (divided by the instance's horizon and distance limit, so another
+            time-window convention stays in distribution); see `features.py`.
         num_starts: POMO starts per instance in training and multi-start inference: n (all
             customers) when None, otherwise at most this many (n starts are many at n = 1000).
         val_inference: "greedy", "multistart" or "augment" (multi-start x 8 symmetries).
@@ -65,6 +69,7 @@ class POMOTeacher(VRPEvaluationModule):
         ff_dim: int = 512,
         norm: Norm = "instance",
         logit_clip: float = 10.0,
+        feature_scaling: FeatureScaling = "raw",
         num_starts: int | None = None,
         val_inference: InferenceMode = "multistart",
         test_inference: InferenceMode = "augment",
@@ -89,6 +94,7 @@ class POMOTeacher(VRPEvaluationModule):
             raise ValueError(f"model.norm must be one of {NORMS}, got {norm!r}")
         if not logit_clip > 0:
             raise ValueError(f"model.logit_clip must be > 0, got {logit_clip}")
+        check_scaling(feature_scaling, "model.feature_scaling")
         for field, mode in (("val_inference", val_inference), ("test_inference", test_inference)):
             if mode not in INFERENCE_MODES:
                 raise ValueError(f"model.{field} must be one of {INFERENCE_MODES}, got {mode!r}")
@@ -96,7 +102,9 @@ class POMOTeacher(VRPEvaluationModule):
         # the checkpoint so that `train.py test --ckpt_path ... --model.test_inference greedy`
         # is honoured (LightningCLI lets checkpoint hyperparameters override the command line).
         self.save_hyperparameters(ignore=["val_inference", "test_inference", "weights"])
-        self.policy = POMOPolicy(embed_dim, num_layers, num_heads, ff_dim, norm, logit_clip)
+        self.policy = POMOPolicy(
+            embed_dim, num_layers, num_heads, ff_dim, norm, logit_clip, feature_scaling
+        )
         if weights is not None:
             load_weights(self, weights)
         self.num_starts = num_starts

@@ -25,6 +25,8 @@ from lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
+    FeatureScaling,
+    check_scaling,
     context_features,
     customer_features,
     depot_features,
@@ -55,6 +57,9 @@ class POMOPolicy(nn.Module):
         ff_dim: encoder feed-forward hidden size.
         norm: encoder normalisation, "instance" (POMO) or "rms" (RMSNorm).
         logit_clip: C in u = C tanh(.) of the pointer logits.
+        feature_scaling: how times and lengths enter the features (`features.FeatureScaling`):
+            "raw" instance units (the shipped weights) or "instance" (divided by the
+            instance's own horizon and distance limit).
     """
 
     def __init__(
@@ -65,8 +70,11 @@ class POMOPolicy(nn.Module):
         ff_dim: int = 512,
         norm: Norm = "instance",
         logit_clip: float = 10.0,
+        feature_scaling: FeatureScaling = "raw",
     ) -> None:
         super().__init__()
+        check_scaling(feature_scaling)
+        self.feature_scaling = feature_scaling
         self.encoder = AttentionEncoder(
             DEPOT_FEATURES, CUSTOMER_FEATURES, embed_dim, num_layers, num_heads, ff_dim, norm
         )
@@ -74,7 +82,8 @@ class POMOPolicy(nn.Module):
 
     def encode(self, batch: VRPBatch) -> Tensor:
         """Node embeddings [B, N, d]."""
-        return self.encoder(depot_features(batch), customer_features(batch))
+        scaling = self.feature_scaling
+        return self.encoder(depot_features(batch, scaling), customer_features(batch, scaling))
 
     def precompute(self, batch: VRPBatch) -> TeacherCache:
         """Encode `batch` once: embeddings and the decoder's projections, for every `step`."""
@@ -89,7 +98,7 @@ class POMOPolicy(nn.Module):
         s = state.num_rows // b
         current = state.current.view(s, b).T  # [B, S]
         h_current = h.gather(1, current[..., None].expand(-1, -1, d))
-        context = context_features(state).view(s, b, -1).transpose(0, 1)
+        context = context_features(state, self.feature_scaling).view(s, b, -1).transpose(0, 1)
         mask = mask.view(s, b, -1).transpose(0, 1)
         log_p = self.decoder(cache.decoder, torch.cat([h_current, context], -1), mask)
         return log_p.transpose(0, 1).reshape(state.num_rows, -1)

@@ -89,6 +89,37 @@ def test_mismatched_architecture_or_layout_is_refused(tmp_path: Path) -> None:
         POMOTeacher(**TINY, weights=str(tmp_path / "absent.pt"))
 
 
+@pytest.mark.parametrize(
+    ("module_class", "architecture"),
+    [(POMOTeacher, TINY), (MTLKDStudent, {"embed_dim": 16, "decoder_layers": 1, "num_heads": 4})],
+)
+def test_weights_round_trip_keeps_the_feature_scaling(
+    module_class: type, architecture: dict, tmp_path: Path
+) -> None:
+    """A file saved from an "instance" model records it, rebuilds as "instance" (policy and
+    module), and is refused by a "raw" model; a file without the key reads as "raw"."""
+    torch.manual_seed(4)
+    module = module_class(**architecture, feature_scaling="instance")
+    save_weights(module, tmp_path / "instance.pt")
+    assert read_weights(tmp_path / "instance.pt")["hyper_parameters"]["feature_scaling"] == (
+        "instance"
+    )
+    assert load_policy(tmp_path / "instance.pt").feature_scaling == "instance"
+    rebuilt = build_module(tmp_path / "instance.pt")
+    assert rebuilt.policy.feature_scaling == "instance"
+    batch = generate("VRPBLTW", 8, 3, seed=6)
+    with torch.no_grad():
+        expected = solve(module.policy, batch, "greedy")[0]
+        assert torch.equal(solve(rebuilt.policy, batch, "greedy")[0], expected)
+    with pytest.raises(ValueError, match="feature_scaling='instance'.*feature_scaling='raw'"):
+        module_class(**architecture, weights=str(tmp_path / "instance.pt"))
+    blob = torch.load(tmp_path / "instance.pt", weights_only=True)
+    del blob["hyper_parameters"]["feature_scaling"]
+    torch.save(blob, tmp_path / "old.pt")
+    assert read_weights(tmp_path / "old.pt")["hyper_parameters"]["feature_scaling"] == "raw"
+    assert load_policy(tmp_path / "old.pt").feature_scaling == "raw"
+
+
 def test_student_file_rebuilds_the_student_and_refuses_a_teacher_file(tmp_path: Path) -> None:
     """`build_module` rebuilds a saved student with its architecture (greedy decodings equal);
     a teacher file, also one written before the "model" field, is refused by the student."""
@@ -146,9 +177,10 @@ def test_the_model_cards_gpu_recipe_parses(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_shipped_student_evaluates_through_train_py_test(in_tmp_dir: Path) -> None:
-    """`train.py test` with the student config and the shipped weights reports, for a seen and
-    an unseen variant, 100 % feasible solutions whose mean cost equals the weights' own greedy
-    decoding checked by the validator."""
+    """`train.py test` with the student config, the shipped weights and their "raw" feature
+    scaling (the config trains "instance") reports, for a seen and an unseen variant, 100 %
+    feasible solutions whose mean cost equals the weights' own greedy decoding checked by the
+    validator."""
     cli = run_cli(
         "test",
         "--config",
@@ -157,6 +189,8 @@ def test_shipped_student_evaluates_through_train_py_test(in_tmp_dir: Path) -> No
         str(PROJECT_ROOT / "configs" / "mtlkd" / "student.yaml"),
         "--model.init_args.weights",
         str(SHIPPED_DIR / "student_n50.pt"),
+        "--model.init_args.feature_scaling",
+        "raw",
         "--data.init_args.num_customers",
         "12",
         "--data.init_args.eval_variants",

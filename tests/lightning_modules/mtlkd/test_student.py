@@ -80,7 +80,7 @@ def test_decoder_attends_to_the_remaining_nodes_only() -> None:
         for row in range(state.num_rows):
             keep = (~state.visited[row]).nonzero().squeeze(1)
             current = h[state.instance[row], state.current[row]]
-            context = context_features(state)[row]
+            context = context_features(state, policy.feature_scaling)[row]
             x = torch.cat(
                 [
                     policy.embed_state(torch.cat([current, context]))[None],
@@ -255,3 +255,23 @@ def test_default_teachers_stay_unnamed_in_the_hyperparameters() -> None:
     assert module.teacher_files["VRPB"] == str(shipped_teacher_path("VRPB"))
     chosen = {"VRPB": "weights/mtlkd/teacher_vrpb_n50.pt"}
     assert MTLKDStudent(**TINY, teachers=chosen).hparams["teachers"] == chosen
+
+
+def test_student_and_teachers_keep_their_own_feature_scaling() -> None:
+    """An "instance" student distils from the shipped "raw" teachers: each scores a state with
+    its own features (the teacher's log-probabilities equal those of its file's policy)."""
+    module = tiny_student(feature_scaling="instance")
+    assert module.policy.feature_scaling == module.hparams["feature_scaling"] == "instance"
+    assert {policy.feature_scaling for policy in module.teachers.values()} == {"raw"}
+    batch = generate("VRPTW", 8, 3, seed=2)
+    teacher = module.teachers["VRPTW"]
+    reference = POMOPolicy(**read_weights(shipped_teacher_path("VRPTW"))["hyper_parameters"])
+    reference.load_state_dict(teacher.state_dict())
+    state = env.reset(batch)
+    mask = env.action_mask(state)
+    with torch.no_grad():
+        expected = reference.step(reference.precompute(batch), state, mask)
+        assert torch.equal(teacher.step(teacher.precompute(batch), state, mask), expected)
+    torch.manual_seed(0)
+    kl_sum, count = module.distill(batch, teacher)
+    assert count > 0 and torch.isfinite(kl_sum) and kl_sum >= 0
