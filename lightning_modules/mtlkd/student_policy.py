@@ -28,12 +28,11 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from lightning_modules.mtlkd.attention_encoder import EncoderLayer
+from lightning_modules.mtlkd.candidate_restriction import check_candidates, nearest_candidates
 from lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
-    FeatureScaling,
-    check_scaling,
     context_features,
     customer_features,
     depot_features,
@@ -74,9 +73,10 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: layers of the heavy decoder (LEHD: 6).
         num_heads: attention heads (encoder and decoder).
         ff_dim: feed-forward hidden size.
-        feature_scaling: how times and lengths enter the features (`features.FeatureScaling`):
-            "raw" instance units (the shipped weights) or "instance" (divided by the
-            instance's own horizon and distance limit).
+        candidate_k: restrict each step's tokens to the depot and the k nearest unvisited
+            customers (`candidate_restriction`); None = every remaining node (LEHD).
+        candidate_min_nodes: the restriction applies only to instances of at least this many
+            customers (smaller ones, e.g. training at n = 50, decode unrestricted).
     """
 
     def __init__(
@@ -86,11 +86,13 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: int = 6,
         num_heads: int = 8,
         ff_dim: int = 512,
-        feature_scaling: FeatureScaling = "raw",
+        candidate_k: int | None = None,
+        candidate_min_nodes: int = 200,
     ) -> None:
         super().__init__()
-        check_scaling(feature_scaling)
-        self.feature_scaling = feature_scaling
+        check_candidates(candidate_k, candidate_min_nodes)
+        self.candidate_k = candidate_k
+        self.candidate_min_nodes = candidate_min_nodes
         if embed_dim % num_heads:
             raise ValueError(f"embed_dim={embed_dim} must be a multiple of num_heads={num_heads}")
         self.embed_depot = nn.Linear(DEPOT_FEATURES, embed_dim)
@@ -107,9 +109,8 @@ class HeavyDecoderPolicy(nn.Module):
 
     def encode(self, batch: VRPBatch) -> Tensor:
         """Node embeddings [B, N, d] (depot token at row 0)."""
-        scaling = self.feature_scaling
-        customers = self.embed_customers(customer_features(batch, scaling)[:, 1:])
-        h = torch.cat([self.embed_depot(depot_features(batch, scaling)), customers], 1)
+        customers = self.embed_customers(customer_features(batch)[:, 1:])
+        h = torch.cat([self.embed_depot(depot_features(batch)), customers], 1)
         for layer in self.encoder:
             h = layer(h)
         return h
@@ -119,15 +120,22 @@ class HeavyDecoderPolicy(nn.Module):
         (the heavy decoder recomputes everything else at each step)."""
         return self.encode(batch)
 
-    def step(self, h: Tensor, state: VRPState, mask: Tensor) -> Tensor:
+    def step(
+        self, h: Tensor, state: VRPState, mask: Tensor, forced: Tensor | None = None
+    ) -> Tensor:
         """log pi(. | s_t) [R, N] for every row of `state`; `h` are the embeddings of the B
         distinct instances (`state.instance` maps rows to them), `mask` [R, N] the env's
         `action_mask(state)` (True = legal; illegal actions get -inf).
 
         Only the depot and the unvisited customers enter the decoder: each row's remaining
         nodes are gathered to the front (in node order) and padded to the longest row's count,
-        so a step late in a route costs as little as the remaining instance (LEHD)."""
+        so a step late in a route costs as little as the remaining instance (LEHD). With the
+        candidate restriction on (`candidate_k`, n >= `candidate_min_nodes`) only the depot,
+        the k nearest unvisited customers and `forced` [R] (the step's teacher-forced action,
+        when given) enter, and every other action gets -inf."""
         remaining = ~state.visited  # the depot column is always True
+        if self.candidate_k is not None and state.batch.num_nodes > self.candidate_min_nodes:
+            remaining = nearest_candidates(state, mask, self.candidate_k, forced)
         counts = remaining.sum(1)
         width = int(counts.max())
         order = torch.argsort(remaining.to(torch.int8), dim=1, descending=True, stable=True)
@@ -135,8 +143,7 @@ class HeavyDecoderPolicy(nn.Module):
         padding = torch.arange(width, device=order.device) >= counts[:, None]
         nodes = h[state.instance[:, None], order]  # [R, K, d]
         current = h[state.instance, state.current]
-        context = context_features(state, self.feature_scaling)
-        token = self.embed_state(torch.cat([current, context], -1))
+        token = self.embed_state(torch.cat([current, context_features(state)], -1))
         x = torch.cat([token[:, None], nodes], 1)
         visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
         for layer in self.decoder:
@@ -148,8 +155,15 @@ class HeavyDecoderPolicy(nn.Module):
     def decode_from(
         self, h: Tensor, state: VRPState, decode: Decode, actions: Tensor | None = None
     ) -> Rollout:
-        """Finish `state` (e.g. a prefix, or POMO starts) with this policy."""
-        return roll_out(lambda s: self.step(h, s, env.action_mask(s)), state, decode, actions)
+        """Finish `state` (e.g. a prefix, or POMO starts) with this policy, or along `actions`
+        [R, T] (each forced action stays a candidate of its step)."""
+        first = len(state.actions)
+
+        def log_probs(s: VRPState) -> Tensor:
+            forced = None if actions is None else actions[:, len(s.actions) - first]
+            return self.step(h, s, env.action_mask(s), forced)
+
+        return roll_out(log_probs, state, decode, actions)
 
     def forward(
         self,
