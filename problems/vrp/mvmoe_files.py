@@ -21,6 +21,7 @@ MVMoE's signed load rule (`signed_load`, see `problems.vrp.instance`). Absent at
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,7 +32,7 @@ import torch
 from problems.vrp.arrays import batch_arrays, batch_from_arrays
 from problems.vrp.eval_batch import VRPEvalBatch
 from problems.vrp.instance import VRPBatch
-from problems.vrp.mvmoe_solutions import SolverCosts, solver_costs, solver_files
+from problems.vrp.mvmoe_solutions import SolverCosts, brief, solver_costs, solver_files
 from problems.vrp.restricted_pickle import load_pickle
 from problems.vrp.variants import Variant, variant
 
@@ -40,6 +41,7 @@ BEST = "best"
 BASE_FIELDS = ("depot_xy", "node_xy", "node_demand", "capacity")
 LIMIT_FIELDS = ("route_limit",)
 WINDOW_FIELDS = ("service_time", "tw_start", "tw_end")
+TEST_FILE = re.compile(r"[a-z]+\d+_uniform\.pkl")
 
 
 def file_name(variant_name: str, size: int) -> str:
@@ -65,7 +67,7 @@ def instance_path(mvmoe_dir: str | Path, variant_name: str, size: int) -> Path:
     present = sorted(
         p.relative_to(root).as_posix()
         for p in (*root.glob("*_uniform.pkl"), *root.glob("*/*_uniform.pkl"))
-        if p.name.split("_")[0][-1].isdigit()  # test files, not <solver>_<variant><n>_...
+        if TEST_FILE.fullmatch(p.name)  # not the result files <solver>_<variant><n>_...
     )
     raise ValueError(
         f"mvmoe_dir: no {root / variant_name / name} (nor {root / name}); test files in "
@@ -82,7 +84,7 @@ def _field(path: Path, index: int, field: str, value: object, shape: tuple[int, 
     if array is None or array.shape != shape or not np.isfinite(array).all():
         raise ValueError(
             f"{path}: instance {index}: {field} must be finite numbers of shape {shape}, "
-            f"got {str(value)[:60]}"
+            f"got {brief(value)}"
         )
     return array
 
@@ -103,7 +105,7 @@ def _read_tuples(path: Path, spec: Variant, size: int, count: int | None) -> dic
         if not isinstance(entry, list | tuple) or len(entry) != len(fields):
             raise ValueError(
                 f"{path}: instance {index} must be a tuple of {len(fields)} fields {fields} "
-                f"({spec.name}), got {str(entry)[:60]}"
+                f"({spec.name}), got {brief(entry)}"
             )
         for field, value in zip(fields, entry, strict=True):
             columns[field].append(_field(path, index, field, value, shapes.get(field, (size,))))

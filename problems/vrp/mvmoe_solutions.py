@@ -65,6 +65,11 @@ class SolverCosts:
         return float(np.abs(self.reported[both] - self.validated[both]).max())
 
 
+def brief(value: object) -> str:
+    """`value` on one line, cut at 60 characters (for error messages)."""
+    return " ".join(str(value).split())[:60]
+
+
 def result_suffix(file_name: str) -> str:
     """`_cvrp50_uniform.pkl` for the test file `cvrp50_uniform.pkl`: how its results end."""
     return f"_{file_name}"
@@ -89,7 +94,7 @@ def _route(path: Path, index: int, value: object, num_nodes: int) -> list[int]:
             return [int(node) for node in nodes]
     raise ValueError(
         f"{path}: entry {index}: route must be a list of node indices (0 = depot, customers "
-        f"1..{num_nodes - 1}), got {str(value)[:60]}"
+        f"1..{num_nodes - 1}), got {brief(value)}"
     )
 
 
@@ -109,7 +114,7 @@ def _entries(path: Path, num_instances: int, num_nodes: int) -> tuple[np.ndarray
         if not isinstance(entry, list | tuple) or len(entry) not in (2, 3):
             raise ValueError(
                 f"{path}: entry {index} must be (cost, route) or (cost, route, duration), "
-                f"got {str(entry)[:60]}"
+                f"got {brief(entry)}"
             )
         cost, route = entry[0], entry[1]
         if cost is None:

@@ -226,6 +226,7 @@ def test_bad_paths_and_names_give_one_line(tmp_path: Path) -> None:
     [
         (lambda t: t[:3], r"instance 1 must be a tuple of 4 fields"),
         (lambda t: (t[0], t[1][:2], *t[2:]), r"instance 1: node_xy must be .* shape \(3, 2\)"),
+        (lambda t: (t[0], np.zeros((3, 3)), *t[2:]), r"node_xy must be .*got \[\[0\. 0\. 0\.\] \["),
         (lambda t: (*t[:2], [1.0, math.nan, 2.0], t[3]), r"instance 1: node_demand must be finite"),
         (lambda t: (*t[:3], "ten"), r"instance 1: capacity must be finite numbers of shape \(\)"),
         (lambda t: (*t[:2], [3.0, 40.0, 2.0], t[3]), r"instance 1: linehaul_demand: demand 40"),
