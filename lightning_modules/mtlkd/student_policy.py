@@ -33,6 +33,8 @@ from lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
+    FeatureScaling,
+    check_scaling,
     context_features,
     customer_features,
     depot_features,
@@ -73,6 +75,9 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: layers of the heavy decoder (LEHD: 6).
         num_heads: attention heads (encoder and decoder).
         ff_dim: feed-forward hidden size.
+        feature_scaling: how times and lengths enter the features (`features.FeatureScaling`):
+            "raw" instance units (the shipped weights) or "instance" (divided by the
+            instance's own horizon and distance limit).
         candidate_k: restrict each step's tokens to the depot and the k nearest unvisited
             customers (`candidate_restriction`); None = every remaining node (LEHD).
         candidate_min_nodes: the restriction applies only to instances of at least this many
@@ -86,11 +91,14 @@ class HeavyDecoderPolicy(nn.Module):
         decoder_layers: int = 6,
         num_heads: int = 8,
         ff_dim: int = 512,
+        feature_scaling: FeatureScaling = "raw",
         candidate_k: int | None = None,
         candidate_min_nodes: int = 200,
     ) -> None:
         super().__init__()
+        check_scaling(feature_scaling)
         check_candidates(candidate_k, candidate_min_nodes)
+        self.feature_scaling = feature_scaling
         self.candidate_k = candidate_k
         self.candidate_min_nodes = candidate_min_nodes
         if embed_dim % num_heads:
@@ -109,8 +117,9 @@ class HeavyDecoderPolicy(nn.Module):
 
     def encode(self, batch: VRPBatch) -> Tensor:
         """Node embeddings [B, N, d] (depot token at row 0)."""
-        customers = self.embed_customers(customer_features(batch)[:, 1:])
-        h = torch.cat([self.embed_depot(depot_features(batch)), customers], 1)
+        scaling = self.feature_scaling
+        customers = self.embed_customers(customer_features(batch, scaling)[:, 1:])
+        h = torch.cat([self.embed_depot(depot_features(batch, scaling)), customers], 1)
         for layer in self.encoder:
             h = layer(h)
         return h
@@ -143,7 +152,8 @@ class HeavyDecoderPolicy(nn.Module):
         padding = torch.arange(width, device=order.device) >= counts[:, None]
         nodes = h[state.instance[:, None], order]  # [R, K, d]
         current = h[state.instance, state.current]
-        token = self.embed_state(torch.cat([current, context_features(state)], -1))
+        context = context_features(state, self.feature_scaling)
+        token = self.embed_state(torch.cat([current, context], -1))
         x = torch.cat([token[:, None], nodes], 1)
         visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
         for layer in self.decoder:
