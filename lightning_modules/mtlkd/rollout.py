@@ -3,6 +3,9 @@
 A policy supplies `log_probs(state) -> [R, N]` (log pi(. | s_t) per state row, -inf where the
 env's mask forbids); `roll_out` picks actions by sampling, greedily, or along given actions
 (teacher forcing), steps the env and sums the log-likelihood. Legality is the env's business.
+`recorded` keeps each step's state, mask and log pi, so that a caller that needs them again (the
+student's distillation window) reuses them instead of replaying the env, recomputing the masks
+and re-running the policy.
 """
 
 from __future__ import annotations
@@ -26,6 +29,32 @@ def sample(log_p: Tensor) -> Tensor:
     several times faster than `torch.multinomial` on CPU); -inf entries are never drawn."""
     uniform = torch.rand_like(log_p).clamp_(min=torch.finfo(log_p.dtype).tiny)
     return (log_p - torch.log(-torch.log(uniform))).argmax(-1)
+
+
+@dataclass(frozen=True)
+class DecodingStep:
+    """One step of a rollout: the state s_t, its mask [R, N] (the env's `action_mask`, True =
+    legal) and log pi(. | s_t) [R, N] as the policy returned it."""
+
+    state: VRPState
+    mask: Tensor
+    log_p: Tensor
+
+
+def recorded(
+    step: Callable[[VRPState, Tensor], Tensor], trace: list[DecodingStep]
+) -> Callable[[VRPState], Tensor]:
+    """`roll_out`'s `log_probs` for a policy step `step(state, mask)`: computes each state's
+    mask once, and appends every step to `trace` (the rollout's t-th action is taken in
+    trace[t].state)."""
+
+    def log_probs(state: VRPState) -> Tensor:
+        mask = env.action_mask(state)
+        log_p = step(state, mask)
+        trace.append(DecodingStep(state, mask, log_p))
+        return log_p
+
+    return log_probs
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ Evaluation: greedy, multi-start or multi-start x 8 augmentation, optionally foll
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 import torch
@@ -43,6 +44,7 @@ from lightning_modules.mtlkd.policy_weights import (
     shipped_teacher_path,
 )
 from lightning_modules.mtlkd.r3c import r3c
+from lightning_modules.mtlkd.rollout import DecodingStep, recorded, roll_out
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from lightning_modules.mtlkd.teacher_inference import INFERENCE_MODES, InferenceMode, solve
 from lightning_modules.mtlkd.teacher_policy import POMOPolicy
@@ -172,29 +174,38 @@ class MTLKDStudent(VRPEvaluationModule):
 
     def distill(self, batch: VRPBatch, teacher: POMOPolicy) -> tuple[Tensor, Tensor]:
         """Summed KL over the window's unfinished (instance, step) pairs of one task's
-        instances, and their number (see the module doc)."""
-        with torch.no_grad():
-            driver = teacher if self.trajectory == "teacher" else self.policy
-            actions = driver(batch, 1, "sampling").actions
-        steps = actions.shape[1]
-        width = steps if self.window is None else min(self.window, steps)
-        first = int(torch.randint(0, steps - width + 1, ()))
-        state = env.reset(batch, 1, prefix=actions[:, :first] if first else None)
+        instances, and their number (see the module doc).
+
+        Each network encodes the batch once, and each state's mask is computed once: the
+        trajectory's rollout records its states, masks and log-probabilities (`recorded`), and
+        the window reuses them (for teacher trajectories the teacher's recorded log pi is the
+        target) instead of replaying the prefix in the env and re-running the teacher."""
         student_cache = self.policy.precompute(batch)
         with torch.no_grad():
             teacher_cache = teacher.precompute(batch)
-        total = torch.zeros((), device=actions.device)
-        count = torch.zeros((), device=actions.device)
-        for t in range(first, first + width):
+        if self.trajectory == "teacher":
+            driver = partial(teacher.step, teacher_cache)
+        else:
+            driver = partial(self.policy.step, student_cache.detach())
+        trace: list[DecodingStep] = []
+        with torch.no_grad():
+            steps = roll_out(recorded(driver, trace), env.reset(batch, 1)).actions.shape[1]
+        width = steps if self.window is None else min(self.window, steps)
+        first = int(torch.randint(0, steps - width + 1, ()))
+        total = torch.zeros((), device=student_cache.device)
+        count = torch.zeros((), device=student_cache.device)
+        for step in trace[first : first + width]:
+            state, mask = step.state, step.mask
             active = ~env.done(state)
-            mask = env.action_mask(state)
             student = self.policy.step(student_cache, state, mask)
-            with torch.no_grad():
-                target = teacher.step(teacher_cache, state, mask)
+            if self.trajectory == "teacher":
+                target = step.log_p
+            else:
+                with torch.no_grad():
+                    target = teacher.step(teacher_cache, state, mask)
             kl = distillation_kl(student, target, mask, self.temperature, self.kd_direction)
             total = total + (kl * active).sum()
             count = count + active.sum()
-            state = env.step(state, actions[:, t])
         return total, count
 
     def training_step(self, batch: VRPBatch, batch_idx: int) -> Tensor:
