@@ -2,12 +2,13 @@
 
 Training (per mixed batch of the seen tasks): every instance is routed to the teacher of its
 variant (from the attributes it actually uses, `VRPBatch.variant_index`). A trajectory is
-rolled out without gradients, by default by sampling from that teacher; a window of `window`
-consecutive decoding steps starting at a random step is then replayed: the env rebuilds the
-state after the trajectory's prefix, and at each step of the window the student and the teacher
-score the *same* `VRPState` object, their next-node distributions are compared by
-`distillation.distillation_kl` (per-step KL, forward by default, temperature tau), and the env
-follows the trajectory. Loss = mean KL over the window's unfinished (instance, step) pairs.
+rolled out without gradients, by default by sampling from that teacher, recording each step's
+state, mask and log-probabilities; a window of `window` consecutive decoding steps starting at a
+random step is then distilled: at each step of the window the student scores the *same*
+`VRPState` object, with the same mask, as the teacher did (for teacher trajectories the
+teacher's recorded distribution is the target), and the two next-node distributions are
+compared by `distillation.distillation_kl` (per-step KL, forward by default, temperature tau).
+Loss = mean KL over the window's unfinished (instance, step) pairs.
 
 Why these defaults: forward KL is Hinton's KD and covers all of the teacher's good moves
 (reverse KL would let the student drop them); tau = 1 keeps the teacher's own confidence;
