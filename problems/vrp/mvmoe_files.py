@@ -196,7 +196,7 @@ def load_mvmoe_set(
     solvers = _solvers(path, reference)
     batch = read_instances(path, variant_name, size, count)
     costs = [solver_costs(stem, file, batch).validated for stem, file in solvers.items()]
-    reference_cost = _best(costs, batch.batch_size)
+    reference_cost = best_costs(costs, batch.batch_size)
     missing = int(np.isnan(reference_cost).sum())
     if missing:
         warnings.warn(
@@ -210,7 +210,7 @@ def load_mvmoe_set(
     )
 
 
-def _best(costs: Sequence[np.ndarray], count: int) -> np.ndarray:
+def best_costs(costs: Sequence[np.ndarray], count: int) -> np.ndarray:
     """Per instance the lowest finite cost over `costs`, NaN where none is finite."""
     stacked = np.stack([*costs, np.full(count, np.nan)])
     finite = np.where(np.isfinite(stacked), stacked, np.inf).min(0)

@@ -57,12 +57,28 @@ class SolverCosts:
         return int(np.isfinite(self.validated).sum())
 
     @property
+    def reported_mean(self) -> float:
+        """Mean of the file's cost field over the entries with a solution (NaN if none)."""
+        return finite_mean(self.reported)
+
+    @property
+    def validated_mean(self) -> float:
+        """Mean validated cost over the solutions the validator accepts (NaN if none)."""
+        return finite_mean(self.validated)
+
+    @property
     def max_cost_difference(self) -> float:
         """Largest |reported - validated| over the valid solutions (NaN if there is none)."""
         both = np.isfinite(self.validated)
         if not both.any():
             return float("nan")
         return float(np.abs(self.reported[both] - self.validated[both]).max())
+
+
+def finite_mean(values: np.ndarray) -> float:
+    """Mean of the finite entries of `values`; NaN if there is none."""
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else float("nan")
 
 
 def brief(value: object) -> str:

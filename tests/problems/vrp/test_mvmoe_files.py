@@ -187,8 +187,8 @@ def test_summary_compares_reported_and_validated_costs(tmp_path: Path) -> None:
     assert summary.solver == "or_tools_20s"
     assert summary.valid == 2 and summary.infeasible == 0 and summary.unsolved == 1
     assert summary.max_cost_difference == pytest.approx(0.25, abs=1e-12)
-    assert np.nanmean(summary.reported) == pytest.approx((1.4 + 0.95) / 2)
-    assert np.nanmean(summary.validated) == pytest.approx((1.4 + 0.7) / 2)
+    assert summary.reported_mean == pytest.approx((1.4 + 0.95) / 2)
+    assert summary.validated_mean == pytest.approx((1.4 + 0.7) / 2)
 
 
 def test_flat_folder_and_no_result_files(tmp_path: Path) -> None:
