@@ -10,6 +10,20 @@ above capacity, customers no route can serve); the file loaders, the env's `rese
 validator run the same check, so malformed input stops with one ValueError naming the instance
 and the field instead of surfacing later as an infeasible solution or a dead end in the mask.
 
+Backhaul load rules (per instance): strict (`mixed_backhaul` False): linehauls first in every
+route, linehaul and backhaul loads each <= Q; mixed (`mixed_backhaul` True): the vehicle leaves
+with the route's linehaul total and the running load stays <= Q; signed (`signed_load` True,
+MVMoE's rule; `mixed_backhaul` is then irrelevant and linehauls and backhauls interleave freely
+under this rule alone). Signed: demands are signed (linehaul +q, backhaul -p); a vehicle's
+remaining capacity L starts at Q when it leaves the depot while some linehaul customer is
+unserved, else at 0; serving a customer does L -= signed demand; feasible iff 0 <= L <= Q after
+every customer (a linehaul q needs q <= L, a backhaul p needs L + p <= Q). On one route, which
+makes the rule independent of the order of the routes: a route with a linehaul customer needs
+0 <= D_k - P_k <= Q for every prefix k (D_k linehaul delivered, P_k backhaul picked up so far);
+a pure-backhaul route needs P <= Q (it can only be driven once no linehaul is left, which some
+order of the routes always allows). The env applies it in driving order, the validator to the
+set of routes, PyVRP cannot express it (`pyvrp_solver.py`).
+
 The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`.
 The env masks with half that slack (`DECODING_TOLERANCE`): its float32 sums over a route drift
 by ~1e-6 relative, and with equal slack a route ending within that drift of the bound passed

@@ -11,7 +11,11 @@ output). Checked, with `FEASIBILITY_TOLERANCE` slack on every limit (see `instan
 - capacity: strict backhaul (default) -- the linehaul load and the backhaul load of a route are
   each at most the capacity, and no linehaul customer follows a backhaul customer in a route;
   mixed -- the vehicle leaves loaded with the route's linehaul total and the running load
-  (linehaul still on board + backhaul picked up) stays within capacity after every customer.
+  (linehaul still on board + backhaul picked up) stays within capacity after every customer;
+  signed load (`signed_load`, MVMoE; `instance.py` states the rule) -- a route with a linehaul
+  customer keeps 0 <= D_k - P_k <= Q after every customer k (D_k delivered, P_k picked up so
+  far), a route without one picks up P <= Q. Routes are judged as a set: a pure-backhaul route
+  counts as driven once no linehaul is left, which some order of the routes always allows.
 - distance limit: route length, with the return leg unless the route is open, at most L.
 - time windows: travel time = distance; service starts at max(arrival, earliest) and arrival
   must be at most latest; the vehicle leaves after the service time; a closed route must be
@@ -62,6 +66,7 @@ class _Instance:
     limit: float
     open_route: bool
     mixed: bool
+    signed: bool
 
 
 def _to_numpy(value: object) -> np.ndarray:
@@ -93,6 +98,7 @@ def _instance(instance: VRPBatch | Mapping[str, object]) -> _Instance:
         limit=float(arrays["distance_limit"]),
         open_route=bool(arrays["open_route"]),
         mixed=bool(arrays["mixed_backhaul"]),
+        signed=bool(arrays["signed_load"]),
     )
 
 
@@ -100,11 +106,30 @@ def _within(value: float, limit: float) -> bool:
     return value <= limit + FEASIBILITY_TOLERANCE * max(1.0, abs(limit))
 
 
+def _signed_load(
+    inst: _Instance, has_linehaul: bool, delivered: float, picked: float, node: int
+) -> None:
+    """MVMoE's signed rule after a customer, in its terms: the remaining capacity L = Q - D + P
+    (a route with a linehaul customer) or L = P (a pure-backhaul route) must lie in [0, Q]."""
+    cap = inst.capacity
+    checks = [(picked, cap, f"backhaul load {picked:g} > {cap:g}")]
+    if has_linehaul:
+        checks = [
+            (picked - delivered, 0.0, f"picked up {picked:g} > delivered {delivered:g}"),
+            (delivered - picked, cap, f"delivered - picked up {delivered - picked:g} > {cap:g}"),
+        ]
+    for value, limit, detail in checks:
+        if not _within(value, limit):
+            raise _Violation("capacity", f"signed load: {detail} after customer {node}")
+
+
 def _route_cost(inst: _Instance, route: list[int]) -> float:
     """Check one route's capacity, precedence, time and length; return its cost."""
     cap = inst.capacity
     linehaul_total = float(sum(inst.linehaul[i] for i in route))
-    if inst.mixed and not _within(linehaul_total, cap):
+    mixed, strict = inst.mixed and not inst.signed, not inst.mixed and not inst.signed
+    has_linehaul = linehaul_total > 0
+    if mixed and not _within(linehaul_total, cap):
         raise _Violation(
             "capacity", f"leaves the depot with linehaul load {linehaul_total:g} > {cap:g}"
         )
@@ -122,19 +147,21 @@ def _route_cost(inst: _Instance, route: list[int]) -> float:
         time = max(time, inst.early[node]) + inst.service[node]
         if inst.backhaul[node] > 0:
             seen_backhaul = True
-        elif inst.linehaul[node] > 0 and seen_backhaul and not inst.mixed:
+        elif inst.linehaul[node] > 0 and seen_backhaul and strict:
             raise _Violation(
                 "backhaul precedence", f"linehaul customer {node} after a backhaul customer"
             )
         delivered += inst.linehaul[node]
         picked += inst.backhaul[node]
         load = linehaul_total - delivered + picked
-        if inst.mixed and not _within(load, cap):
+        if mixed and not _within(load, cap):
             raise _Violation("capacity", f"load {load:g} > {cap:g} after customer {node}")
+        if inst.signed:
+            _signed_load(inst, has_linehaul, delivered, picked, node)
         pos = node
-    if not inst.mixed and not _within(delivered, cap):
+    if strict and not _within(delivered, cap):
         raise _Violation("capacity", f"linehaul load {delivered:g} > {cap:g}")
-    if not inst.mixed and not _within(picked, cap):
+    if strict and not _within(picked, cap):
         raise _Violation("capacity", f"backhaul load {picked:g} > {cap:g}")
     if not inst.open_route:
         step = float(np.linalg.norm(inst.locs[0] - inst.locs[pos]))

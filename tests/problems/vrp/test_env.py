@@ -24,6 +24,7 @@ from problems.vrp.env import (
 )
 from problems.vrp.generator import generate
 from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
+from problems.vrp.routes import split_routes
 from problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
 from problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -33,20 +34,35 @@ def rows_as_arrays(batch: VRPBatch) -> list[dict[str, np.ndarray]]:
     return [{f: a[i] for f, a in arrays.items()} for i in range(batch.batch_size)]
 
 
+def in_driving_order(instance: dict[str, np.ndarray], sequence: list[int]) -> bool:
+    """MVMoE's order condition of the signed load rule: a route with pickups and no linehaul
+    customer leaves the depot only once every linehaul customer is served (its remaining
+    capacity then starts at 0, not Q)."""
+    linehaul, backhaul = instance["linehaul_demand"], instance["backhaul_demand"]
+    unserved = {int(c) for c in np.flatnonzero(linehaul > 0)}
+    for route in split_routes(sequence):
+        if unserved and linehaul[route].sum() == 0 and backhaul[route].sum() > 0:
+            return False
+        unserved -= set(route)
+    return True
+
+
 def completable(instance: dict[str, np.ndarray], prefix: list[int], action: int) -> bool:
     """Exact oracle: prefix + action can be completed iff closing the route right after it and
     serving every remaining customer on its own out-and-back route validates (closing a route
-    early never hurts: triangle inequality, monotone loads; the instances pass `check()`)."""
+    early never hurts: triangle inequality, monotone loads; the instances pass `check()`);
+    under the signed load rule the remaining linehauls go first and the order must be one a
+    vehicle can drive (`in_driving_order`)."""
     seq = [*prefix, action, 0]
     served = set(seq)
-    for customer in range(1, len(instance["locs"])):
-        if customer not in served:
-            seq += [customer, 0]
+    remaining = [c for c in range(1, len(instance["locs"])) if c not in served]
+    for customer in sorted(remaining, key=lambda c: instance["linehaul_demand"][c] == 0):
+        seq += [customer, 0]
     try:
         validate(instance, seq)
     except InfeasibleSolution:
         return False
-    return True
+    return not instance["signed_load"] or in_driving_order(instance, seq)
 
 
 def tightened(
@@ -84,11 +100,12 @@ def tightened(
     return batch
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
 @given(
     name=st.sampled_from(sorted(ALL_VARIANTS)),
-    mixed=st.booleans(),
-    n=st.integers(1, 7),
+    convention=st.sampled_from(["routefinder", "mvmoe"]),
+    rule=st.sampled_from(["strict", "mixed", "signed"]),
+    n=st.integers(1, 8),
     seed=st.integers(0, 2**31 - 1),
     capacity=st.sampled_from([None, 9.0, 12.0]),
     limit_slack=st.sampled_from([None, 0.0, 0.05]),
@@ -97,7 +114,8 @@ def tightened(
 )
 def test_mask_equals_validator_completability(
     name: str,
-    mixed: bool,
+    convention: str,
+    rule: str,
     n: int,
     seed: int,
     capacity: float | None,
@@ -105,10 +123,15 @@ def test_mask_equals_validator_completability(
     close_slack: float | None,
     zero_demand: bool,
 ) -> None:
-    """At every step of random feasible rollouts, action j is legal iff the validator says
-    prefix + j can still be completed; the one exception is depot-to-depot with customers left,
-    which the env masks by design. The finished rollout validates at the env's cost."""
-    batch = generate(name, n, 3, seed=seed, mixed_backhaul=mixed)
+    """At every step of random feasible rollouts, in both conventions and under every backhaul
+    rule (mvmoe instances are signed; routefinder draws are also tried signed), action j is
+    legal iff the validator says prefix + j can still be completed; the one exception is
+    depot-to-depot with customers left, which the env masks by design. The finished rollout
+    validates at the env's cost."""
+    mixed = rule == "mixed" and convention == "routefinder"
+    batch = generate(name, n, 3, seed=seed, mixed_backhaul=mixed, convention=convention)
+    if rule == "signed":
+        batch = replace(batch, signed_load=torch.ones(3, dtype=torch.bool))
     batch = tightened(batch, capacity, limit_slack, close_slack, zero_demand)
     instances = rows_as_arrays(batch)
     gen = torch.Generator().manual_seed(seed)
@@ -124,7 +147,7 @@ def test_mask_equals_validator_completability(
                 expected = completable(instances[r], prefixes[r], a)
                 if a == 0 and at_depot_with_work:
                     expected = False
-                assert bool(mask[r, a]) == expected, (name, mixed, r, prefixes[r], a)
+                assert bool(mask[r, a]) == expected, (name, rule, r, prefixes[r], a)
         noise = torch.rand(mask.shape, generator=gen).masked_fill(~mask, -1.0)
         state = step(state, noise.argmax(1))
     assert bool(done(state).all())
@@ -146,11 +169,14 @@ def test_pomo_rollouts_end_feasible(mixed: bool, device: str) -> None:
     np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("convention", ["routefinder", "mvmoe"])
 @pytest.mark.parametrize("name", sorted(ALL_VARIANTS))
-def test_env_and_validator_costs_agree(name: str, device: str) -> None:
-    """Env cost equals the validator's recomputed cost to 1e-5 at n = 50 for every variant, on
-    each device."""
-    batch = generate(name, 50, 8, seed=3, mixed_backhaul=name.endswith("TW"), device=device)
+def test_env_and_validator_costs_agree(name: str, convention: str, device: str) -> None:
+    """Env cost equals the validator's recomputed cost to 1e-5 at n = 50 for every variant in
+    both conventions, on each device."""
+    mixed = name.endswith("TW") and convention == "routefinder"
+    batch = generate(name, 50, 8, seed=3, mixed_backhaul=mixed, convention=convention)
+    batch = batch.to(device)
     state = random_feasible_rollout(batch, torch.Generator().manual_seed(1), num_starts=2)
     costs = validate_batch(batch.index(state.instance), solution(state))
     np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from dataclasses import fields
 
 import numpy as np
@@ -181,3 +182,64 @@ def test_bad_arguments_name_the_field() -> None:
         PyVRPSolver(num_workers=0)
     with pytest.raises(ValueError, match="scale"):
         PyVRPSolver(scale=0)
+
+
+def pickup_after_small_delivery(signed: bool) -> VRPBatch:
+    """Capacity 10; customer 1 delivers 1 and customer 2, beside it far from the depot, picks
+    up 9: one route [1, 2] is strict-feasible but picks up 9 > 1 delivered (signed-invalid)."""
+    return VRPBatch(
+        locs=torch.tensor([[[0.0, 0.0], [1.0, 1.0], [1.0, 0.99]]]),
+        linehaul_demand=torch.tensor([[0.0, 1.0, 0.0]]),
+        backhaul_demand=torch.tensor([[0.0, 0.0, 9.0]]),
+        capacity=torch.tensor([10.0]),
+        time_windows=torch.tensor([[[0.0, math.inf]] * 3]),
+        service_time=torch.zeros(1, 3),
+        distance_limit=torch.tensor([math.inf]),
+        open_route=torch.tensor([False]),
+        mixed_backhaul=torch.tensor([False]),
+        signed_load=torch.tensor([signed]),
+    )
+
+
+def test_signed_load_is_solved_as_strict_and_invalid_solutions_cost_nan() -> None:
+    """A signed instance is solved with linehaul-first backhauls; its strict optimum [1, 2]
+    breaks the signed rule, so it is warned about and costs NaN; the same instance without the
+    flag gets the strict optimum; on generated instances a cost is NaN iff the signed rule
+    rejects the (linehaul-first) solution."""
+    with pytest.warns(
+        UserWarning, match=r"PyVRP: infeasible solution: .*picked up 9 > delivered 1"
+    ):
+        (signed,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
+    assert math.isnan(signed.cost) and [int(c) for c in signed.sequence] == [0, 1, 2, 0]
+    (strict,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(False))
+    assert strict.cost == pytest.approx(math.sqrt(2) + 0.01 + math.hypot(1.0, 0.99), abs=1e-4)
+    batch = generate("VRPB", 10, 4, seed=1, convention="mvmoe")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solutions = PyVRPSolver(iterations=50).solve(batch)
+    for row, solution in enumerate(solutions):
+        try:
+            assert solution.cost == pytest.approx(validate(batch.index(row), solution.sequence))
+        except InfeasibleSolution:
+            assert math.isnan(solution.cost)
+        for route in split_routes(solution.sequence):
+            flags = [bool(batch.backhaul_demand[row, node] > 0) for node in route]
+            assert flags == sorted(flags)
+
+
+def test_an_invalid_solution_of_an_exact_model_still_raises(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the signed flag PyVRP models the rules exactly, so an invalid solution (here a
+    forged one that skips customer 2) is a bug and raises instead of costing NaN."""
+    from problems.vrp import pyvrp_solver
+
+    def forged(arrays: dict[str, np.ndarray], *args: object) -> pyvrp_solver.PyVRPSolution:
+        return pyvrp_solver.PyVRPSolution(np.array([0, 1, 0]), 1.0, 1, 0.0)
+
+    monkeypatch.setattr(pyvrp_solver, "solve_arrays", forged)
+    with pytest.raises(InfeasibleSolution, match=r"^instance 0: visits: customer 2 visited 0"):
+        PyVRPSolver(iterations=1).solve(pickup_after_small_delivery(False))
+    with pytest.warns(UserWarning, match="visited 0 times"):
+        (signed,) = PyVRPSolver(iterations=1).solve(pickup_after_small_delivery(True))
+    assert math.isnan(signed.cost)

@@ -222,3 +222,29 @@ def test_validate_batch_names_the_bad_instance() -> None:
     batch.locs[1, 2, 1] = math.nan
     with pytest.raises(ValueError, match=r"^instance 1: locs contains NaN$"):
         validate_batch(batch, [[0, 1, 2, 0], [0, 1, 2, 0]], on_infeasible="warn")
+
+
+def test_signed_load_by_hand() -> None:
+    """Signed rule (capacity 10): a route with a linehaul keeps 0 <= delivered - picked <= 10
+    after every customer; a pure-backhaul route picks up at most 10; routes are a set."""
+    inst = triangle(linehaul=(6, 0), backhaul=(0, 4), signed=True)
+    assert validate(inst, [0, 1, 2, 0]) == pytest.approx(12.0)  # L: 10 -> 4 -> 8
+    reject(
+        inst,
+        [0, 2, 1, 0],
+        r"route 0 \[2, 1\]: capacity: signed load: picked up 4 > delivered 0 after customer 2",
+    )
+    assert validate(inst, [0, 2, 0, 1, 0]) == pytest.approx(16.0)  # pure-backhaul route first
+    more = triangle(linehaul=(2, 0), backhaul=(0, 5), signed=True)  # strict accepts, signed not
+    assert validate({**more, "signed_load": np.array(False)}, [0, 1, 2, 0]) == pytest.approx(12.0)
+    reject(more, [0, 1, 2, 0], r"picked up 5 > delivered 2 after customer 2")
+    pure = triangle(linehaul=(0, 0), backhaul=(6, 4), signed=True)
+    assert validate(pure, [0, 1, 2, 0]) == pytest.approx(12.0)  # L: 0 -> 6 -> 10
+    reject(
+        triangle(linehaul=(0, 0), backhaul=(6, 6), signed=True),
+        [0, 1, 2, 0],
+        r"signed load: backhaul load 12 > 10 after customer 2",
+    )
+    full = triangle(linehaul=(6, 6), signed=True)
+    reject(full, [0, 1, 2, 0], r"signed load: delivered - picked up 12 > 10 after customer 2")
+    assert optimum(full) == pytest.approx(16.0)
