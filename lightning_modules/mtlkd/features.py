@@ -13,8 +13,9 @@ divided by the capacity Q (RouteFinder's normalised demands); coordinates stay i
   of RouteFinder's 4.6) look alike to the policy:
       Lambda = L, the distance limit, when the instance has one; else 2 max_i d_0i, the
                instance's longest out-and-back route (a length every instance has, O(1)).
-      T      = l_0, the depot's closing time, when the instance has time windows; else Lambda
-               (without windows the current time equals the route length so far).
+      T      = l_0, the depot's closing time, when the instance has time windows and l_0 is
+               finite; else Lambda (without windows the current time equals the route length
+               so far).
   A divisor of 0 (every customer on the depot) is replaced by 1. The raw values of T and L that
   the division erases become presence flags on the depot token.
 
