@@ -8,6 +8,10 @@ solutions and costs (`problems.vrp.pyvrp_solver`, validated) and the iteration b
 them (in the file name and the file); later runs load the files. References stop on iterations,
 not on time, so a cached set and every gap reported against it are the same on any machine.
 CVRPLIB instances (`"CVRP/X-n101-k25"`, `"VRPTW/C1_10_1"`, ...) can be added to the test set.
+With `mvmoe_dir`, the val/test sets are MVMoE's published test files instead
+(`problems.vrp.mvmoe_files`): the test set is a file's first `test_instances` instances, the
+val set the `val_instances` after them (disjoint), with the validated solver costs beside the
+file as references; nothing is generated or cached for them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from problems.vrp.arrays import batch_arrays, batch_from_arrays
 from problems.vrp.eval_batch import VRPEvalBatch
 from problems.vrp.generator import CONVENTIONS, Convention, generate
 from problems.vrp.instance import VRPBatch
+from problems.vrp.mvmoe_files import instance_path, load_mvmoe_set
 from problems.vrp.pyvrp_solver import PyVRPSolver
 from problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -139,6 +144,10 @@ class VRPDataModule(L.LightningDataModule):
         convention: how instances are generated, for training and the val/test sets:
             "routefinder" (RouteFinder / RL4CO) or "mvmoe" (MVMoE, the instances of MTL-KD's
             paper; backhauls under the signed load rule), see `problems.vrp.generator`.
+        mvmoe_dir: folder of MVMoE's test files (`<dir>/<VARIANT>/<variant><n>_uniform.pkl`);
+            when set, the val/test sets of every (variant, size) are read from it (module
+            docstring), and a missing file stops the run when the datamodule is built. None =
+            generated sets.
         seed: base seed of every generated instance.
     """
 
@@ -160,6 +169,7 @@ class VRPDataModule(L.LightningDataModule):
         cvrplib_dir: str | None = None,
         mixed_backhaul: bool = False,
         convention: Convention = "routefinder",
+        mvmoe_dir: str | None = None,
         seed: int = 0,
     ) -> None:
         super().__init__()
@@ -196,12 +206,16 @@ class VRPDataModule(L.LightningDataModule):
                 f"got {reference_iterations!r}"
             )
         cvrplib_sets = [_cvrplib_set(entry, cvrplib_dir) for entry in cvrplib_instances or []]
+        eval_names = names if eval_variants is None else list(eval_variants)
+        for name in eval_names if mvmoe_dir is not None else []:
+            for size in eval_sizes or [num_customers]:
+                instance_path(mvmoe_dir, name, size)  # one line naming mvmoe_dir and the path
         self.save_hyperparameters()
         self.train_variants = train_variants
         self.num_customers = num_customers
         self.batch_size = batch_size
         self.batches_per_epoch = batches_per_epoch
-        self.eval_variants = names if eval_variants is None else list(eval_variants)
+        self.eval_variants = eval_names
         self.eval_sizes = list(eval_sizes) if eval_sizes is not None else [num_customers]
         self.counts = {"val": val_instances, "test": test_instances}
         self.eval_batch_size = eval_batch_size
@@ -212,9 +226,11 @@ class VRPDataModule(L.LightningDataModule):
         self.cvrplib_dir = cvrplib_dir
         self.mixed_backhaul = mixed_backhaul
         self.convention = convention
+        self.mvmoe_dir = mvmoe_dir
         self.seed = seed
         self.eval_sets: dict[str, list[VRPEvalBatch]] = {}
         self._cvrplib_sets = cvrplib_sets
+        self._mvmoe_sets: dict[tuple[str, int], VRPEvalBatch] = {}
 
     @property
     def eval_names(self) -> list[str]:
@@ -252,6 +268,8 @@ class VRPDataModule(L.LightningDataModule):
         """
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        if self.mvmoe_dir is not None:
+            return  # MVMoE's files are read as they are
         for name in self.eval_variants:
             for size in self.eval_sizes:
                 path = self.cache_path(split, name, size)
@@ -292,7 +310,9 @@ class VRPDataModule(L.LightningDataModule):
         os.replace(partial, path)
 
     def load_set(self, split: str, name: str, size: int) -> VRPEvalBatch:
-        """One cached evaluation set (run `prepare_data` first)."""
+        """One cached evaluation set (run `prepare_data` first), or MVMoE's with `mvmoe_dir`."""
+        if self.mvmoe_dir is not None:
+            return self._mvmoe_split(split, name, size)
         path = self.cache_path(split, name, size)
         if not path.is_file():
             raise FileNotFoundError(f"cache_dir: no {path}; call prepare_data() first")
@@ -301,6 +321,15 @@ class VRPDataModule(L.LightningDataModule):
             cost = torch.from_numpy(data["reference_cost"])
         batch.check(str(path))
         return VRPEvalBatch(batch, cost, torch.ones_like(cost), f"{name}/n{size}")
+
+    def _mvmoe_split(self, split: str, name: str, size: int) -> VRPEvalBatch:
+        """Rows [0, test) of MVMoE's file for the test set, [test, test + val) for val."""
+        test, val = self.counts["test"], self.counts["val"]
+        if (name, size) not in self._mvmoe_sets:
+            loaded = load_mvmoe_set(self.mvmoe_dir, name, size, test + val)
+            self._mvmoe_sets[(name, size)] = loaded
+        rows = slice(0, test) if split == "test" else slice(test, test + val)
+        return self._mvmoe_sets[(name, size)].index(rows)
 
     def setup(self, stage: str | None = None) -> None:
         if stage in (None, "fit", "validate"):

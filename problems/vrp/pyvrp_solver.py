@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
-from pyvrp import Model
+from pyvrp import Model, Result
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
@@ -137,6 +137,14 @@ def route_length(locs: np.ndarray, sequence: np.ndarray, open_route: bool) -> fl
     return total
 
 
+def result_sequence(result: Result) -> np.ndarray:
+    """The best solution of a PyVRP result as a 0-separated node sequence [0, ..., 0]."""
+    nodes = [0]
+    for route in result.best.routes():
+        nodes += [activity.idx + 1 for activity in route if activity.is_client()] + [0]
+    return np.asarray(nodes, dtype=np.int64)
+
+
 def solve_arrays(
     arrays: dict[str, np.ndarray],
     iterations: int,
@@ -150,10 +158,7 @@ def solve_arrays(
     result = build_model(arrays, scale, signed_as).solve(stop, seed=seed, display=False)
     if not result.is_feasible():
         raise RuntimeError(f"PyVRP found no feasible solution within iterations={iterations}")
-    nodes = [0]
-    for route in result.best.routes():
-        nodes += [activity.idx + 1 for activity in route if activity.is_client()] + [0]
-    sequence = np.asarray(nodes, dtype=np.int64)
+    sequence = result_sequence(result)
     if is_strict(arrays, signed_as):
         is_backhaul = arrays["backhaul_demand"][sequence] > 0
         after = sequence[1:] != 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import lightning as L
@@ -231,4 +232,45 @@ def test_missing_or_malformed_cvrplib_instances_fail_in_the_constructor(tmp_path
     for entry, message in cases.items():
         with pytest.raises(ValueError, match=rf"^cvrplib_instances: '{entry}'.*{message}"):
             small(tmp_path, cvrplib_instances=[entry], cvrplib_dir=str(tmp_path / "vrplib"))
+    assert not (tmp_path / "cache").exists()
+
+
+SCALES = (1.0, 0.5, 1.25, 0.8, 1.1)  # instance k: the unit-cost square below times SCALES[k]
+
+
+def write_mvmoe_cvrp(root: Path) -> None:
+    """MVMoE's CVRP test file of 3 customers (5 instances) and an HGS result file: customers
+    (0.3, 0), (0.3, 0.4), (0, 0.4) scaled by SCALES[k]; route 1-2-3 costs 1.4 x SCALES[k]."""
+    square = ((0.3, 0.0), (0.3, 0.4), (0.0, 0.4))
+    instances = [([[0.0, 0.0]], [[k * x, k * y] for x, y in square], [3.0, 4.0, 2.0], 10.0)
+                 for k in SCALES]  # fmt: skip
+    (root / "CVRP").mkdir(parents=True)
+    (root / "CVRP" / "cvrp3_uniform.pkl").write_bytes(pickle.dumps(instances))
+    results = [(1.4 * k, [1, 2, 3]) for k in SCALES]
+    (root / "CVRP" / "hgs_cvrp3_uniform.pkl").write_bytes(pickle.dumps(results))
+
+
+def test_mvmoe_dir_reads_disjoint_test_and_val_sets(tmp_path: Path) -> None:
+    """With mvmoe_dir the test set is the file's first 3 instances and the val set the next 2,
+    referenced by the validated HGS costs; nothing is generated or written."""
+    write_mvmoe_cvrp(tmp_path / "mvmoe")
+    module = small(tmp_path, num_customers=3, val_instances=2, mvmoe_dir=str(tmp_path / "mvmoe"))
+    module.prepare_data()
+    module.setup()
+    (val,), (test,) = module.eval_sets["val"], module.eval_sets["test"]
+    assert val.name == test.name == "MVMoE/CVRP/n3"
+    expected = {"test": SCALES[:3], "val": SCALES[3:]}
+    for item, scales in ((test, expected["test"]), (val, expected["val"])):
+        np.testing.assert_allclose(item.reference_cost.numpy(), [1.4 * k for k in scales])
+        np.testing.assert_allclose(item.instances.locs[:, 1, 0].numpy(), [0.3 * k for k in scales])
+    assert not (tmp_path / "cache").exists()
+
+
+def test_mvmoe_dir_without_a_size_fails_before_writing(tmp_path: Path) -> None:
+    """A (variant, size) with no file in mvmoe_dir is one line naming mvmoe_dir and the missing
+    path, raised when the datamodule is built."""
+    write_mvmoe_cvrp(tmp_path / "mvmoe")
+    missing = tmp_path / "mvmoe" / "CVRP" / "cvrp50_uniform.pkl"
+    with pytest.raises(ValueError, match=rf"^mvmoe_dir: no {missing}"):
+        small(tmp_path, num_customers=3, eval_sizes=[3, 50], mvmoe_dir=str(tmp_path / "mvmoe"))
     assert not (tmp_path / "cache").exists()
