@@ -154,10 +154,14 @@ def test_failed_instances_are_drawn_again(monkeypatch: pytest.MonkeyPatch) -> No
 
 @pytest.mark.parametrize(
     ("n", "capacity"),
-    [(1, 30), (19, 30), (20, 30), (49, 30), (50, 40), (60, 40), (100, 50), (199, 50), (200, 70)],
+    [
+        *((1, 30), (19, 30), (20, 30), (49, 30), (50, 40), (60, 40), (100, 50), (199, 50)),
+        *((200, 70), (201, 50), (500, 50), (1000, 50), (5000, 50)),
+    ],
 )
 def test_capacity_rule(n: int, capacity: int) -> None:
-    """MVMoE's capacities at 20/50/100/200; other sizes take the largest defined size below."""
+    """MVMoE's capacities at 20/50/100/200; 50 beyond 200 (the measured rule); other sizes
+    take the largest defined size below."""
     assert mvmoe_capacity(n) == capacity
 
 
