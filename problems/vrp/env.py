@@ -12,12 +12,12 @@ with `DECODING_TOLERANCE` slack on every limit (half the validator's, see `insta
   for a backhaul j; mixed: D + M + d_j <= Q for a linehaul j, where D is the route's linehaul so
   far and M the largest pickup surplus (picked - delivered) over the route's prefixes, and
   P + p_j <= Q for a backhaul j, which is exactly "the running load, starting with the route's
-  linehaul total, stays within Q"; signed load, MVMoE's rule of `instance.py`, in driving order:
-  the route's remaining capacity L starts at Q if a linehaul customer was unserved when it left
-  the depot, else at 0, and d_j <= L for a linehaul j, L + p_j <= Q for a backhaul j, so at the
-  depot backhauls wait until no linehaul is left); arrival <= latest_j; the route could still
-  return to the depot afterwards: length + d_cur,j + d_j0 <= L and max(arrival, earliest_j) +
-  s_j + d_j0 <= depot latest (both without the return term for open routes).
+  linehaul total, stays within Q"; signed load, MVMoE's rule of `instance.py` on one route: a
+  linehaul j needs M = 0 (no pickup ahead of the deliveries so far) and D - P + d_j <= Q, a
+  backhaul j needs P + p_j <= D on a route with a linehaul, P + p_j <= Q on one without, which
+  then stays a pure-backhaul route); arrival <= latest_j; the route could still return to the
+  depot afterwards: length + d_cur,j + d_j0 <= L and max(arrival, earliest_j) + s_j + d_j0 <=
+  depot latest (both without the return term for open routes).
 - the depot is legal from a customer (always feasible: every legal move kept the return
   possible) and at the depot only once all customers are served (after that it is the only
   legal action and a no-op, so finished rows simply idle). Depot-to-depot while customers remain
@@ -26,13 +26,14 @@ with `DECODING_TOLERANCE` slack on every limit (half the validator's, see `insta
 
 No dead ends: at a customer the depot is legal; at the depot with customers left, every
 unserved customer is feasible on an out-and-back route, which `VRPBatch.check()` guarantees
-(run when a batch is built and again by `reset`); under the signed rule the unserved linehauls
-are (backhauls wait for them).
+(run when a batch is built and again by `reset`).
 The mask is exact: a prefix plus a legal action can always be completed (close the route, then
-one route per remaining customer, under the signed rule linehauls first), and an illegal
-customer action can never be completed. The signed rule is exact in driving order: the
-validator judges routes as a set, and every valid set is reachable here with its linehaul
-routes driven first.
+one route per remaining customer), and an illegal customer action can never be completed.
+Like the validator, the env judges the signed rule per route, whatever the order of the routes:
+MVMoE's env drives routes in order (a route's remaining capacity starts at Q while a linehaul
+is unserved, so backhaul-only routes come last), which accepts the same sets of routes; here a
+backhaul-only route may be built at any point, so replaying routes in any order (R3C's route
+reordering) stays legal.
 """
 
 from __future__ import annotations
@@ -64,8 +65,6 @@ class VRPState:
         backhaul_load: [R] backhaul demand picked up in the current route (P).
         peak_surplus: [R] max over the route's prefixes of (picked - delivered), >= 0 (M).
         after_backhaul: [R] bool, the current route has served a backhaul customer.
-        started_full: [R] bool, a linehaul customer was unserved when the current route left
-            the depot (signed load: the route's remaining capacity started at Q, else at 0).
         capacity_limit, length_limit, close_limit: [R] capacity, distance limit and depot
             latest time (inf for open routes), each with the feasibility tolerance added.
         late_limit: [R, N] latest service start with the tolerance added.
@@ -85,7 +84,6 @@ class VRPState:
     backhaul_load: Tensor
     peak_surplus: Tensor
     after_backhaul: Tensor
-    started_full: Tensor
     capacity_limit: Tensor
     length_limit: Tensor
     close_limit: Tensor
@@ -117,7 +115,6 @@ def _initial_state(batch: VRPBatch, num_starts: int) -> VRPState:
         backhaul_load=zeros,
         peak_surplus=zeros,
         after_backhaul=torch.zeros_like(instance, dtype=torch.bool),
-        started_full=torch.zeros_like(instance, dtype=torch.bool),
         capacity_limit=slack_limit(rows.capacity),
         length_limit=slack_limit(rows.distance_limit),
         close_limit=torch.where(
@@ -138,12 +135,9 @@ def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) ->
     """Start state for `num_starts` copies of every instance (R = num_starts * B rows).
 
     Without a prefix and with num_starts > 1, start s first visits customer s + 1 (POMO's
-    distinct first nodes; needs num_starts <= n). Where some customers are illegal first
-    moves (signed load: backhauls while linehauls are left), start s visits the legal one of
-    rank s mod k instead, k legal first customers in index order (MVMoE starts at linehauls).
-    With `prefix` [B, P] long (actions in the env's format; -1 pads a shorter row, zeros while
-    at the depot are idle moves), every copy of instance b starts after replaying prefix[b];
-    an infeasible prefix action raises.
+    distinct first nodes; needs num_starts <= n). With `prefix` [B, P] long (actions in the
+    env's format; -1 pads a shorter row, zeros while at the depot are idle moves), every copy
+    of instance b starts after replaying prefix[b]; an infeasible prefix action raises.
     `batch` is checked again (`VRPBatch.check`, also catching in-place edits since it was built):
     the no-dead-end guarantee rests on it, so bad input raises here, never as a dead end later.
     """
@@ -154,7 +148,8 @@ def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) ->
     state = _initial_state(batch, num_starts)
     if prefix is None:
         if num_starts > 1:
-            state = step(state, _first_moves(state, num_starts))
+            first = torch.arange(1, num_starts + 1, device=state.current.device)
+            state = step(state, first.repeat_interleave(batch.batch_size))
         return state
     prefix = torch.as_tensor(prefix, dtype=torch.long, device=state.current.device)
     if prefix.dim() != 2 or prefix.shape[0] != batch.batch_size:
@@ -171,21 +166,6 @@ def reset(batch: VRPBatch, num_starts: int = 1, prefix: Tensor | None = None) ->
             raise ValueError(f"prefix[{row}]: action {int(action[row])} is infeasible")
         state = step(state, action)
     return state
-
-
-def _first_moves(state: VRPState, num_starts: int) -> Tensor:
-    """[R] first customer of each POMO start: the legal one of rank s mod k (s + 1 when all
-    k = n customers are legal)."""
-    legal = action_mask(state)[:, 1:]  # rows r = s * B + b
-    order = torch.argsort((~legal).to(torch.int8), dim=1, stable=True)  # legal ones first
-    start = torch.arange(state.num_rows, device=legal.device) // state.dist.shape[0]
-    rank = start.remainder(legal.sum(1))
-    return order.gather(1, rank[:, None]).squeeze(1) + 1
-
-
-def linehaul_left(state: VRPState) -> Tensor:
-    """[R] bool: some linehaul customer (demand > 0) is not served yet."""
-    return ((state.batch.linehaul_demand > 0) & ~state.visited).any(1)
 
 
 def _take(values: Tensor, action: Tensor) -> Tensor:
@@ -224,8 +204,6 @@ def step(state: VRPState, action: Tensor) -> VRPState:
         backhaul_load=torch.where(to_depot, zero, picked),
         peak_surplus=torch.where(to_depot, zero, surplus),
         after_backhaul=~to_depot & (state.after_backhaul | (_take(b.backhaul_demand, action) > 0)),
-        started_full=~to_depot
-        & torch.where(state.current == 0, linehaul_left(state), state.started_full),
         capacity_limit=state.capacity_limit,
         length_limit=state.length_limit,
         close_limit=state.close_limit,
@@ -249,16 +227,18 @@ def action_mask(state: VRPState) -> Tensor:
     # Capacity as two headrooms per row (a customer has at most one kind of demand, and both
     # headrooms are >= 0): linehaul d_j <= H, backhaul p_j <= G. Strict: H = Q - D before the
     # route's first backhaul, else 0 (zero-demand customers stay legal); mixed: H = Q - D - M;
-    # both G = Q - P. Signed: H = L and G = Q - L with L = Q - D + P if the route starts (or
-    # started) with a linehaul left, else L = P (then D = 0: no linehaul is left to serve).
+    # both G = Q - P. Signed: H = Q - D + P while no prefix picked up more than it delivered
+    # (M = 0, up to the tolerance), else 0; G = D - P on a route with a linehaul (D > 0), else
+    # Q - P (the limit 0 of P_k - D_k <= 0 gets the absolute tolerance).
     cap, delivered, picked = state.capacity_limit, state.linehaul_load, state.backhaul_load
     strict_room = torch.where(state.after_backhaul, 0.0, cap - delivered)
     mixed_room = cap - delivered - state.peak_surplus
-    full = torch.where(state.current == 0, linehaul_left(state), state.started_full)
-    signed_room = torch.where(full, cap - delivered + picked, picked - delivered)
+    balanced = state.peak_surplus <= DECODING_TOLERANCE
+    signed_room = torch.where(balanced, cap - delivered + picked, 0.0)
     linehaul_room = torch.where(b.mixed_backhaul, mixed_room, strict_room)
     linehaul_room = torch.where(b.signed_load, signed_room, linehaul_room).clamp(min=0.0)
-    signed_pickup = torch.where(full, delivered - picked + DECODING_TOLERANCE, cap - picked)
+    pickup_room = delivered - picked + DECODING_TOLERANCE
+    signed_pickup = torch.where(delivered > 0, pickup_room, cap - picked)
     backhaul_room = torch.where(b.signed_load, signed_pickup, cap - picked).clamp(min=0.0)
     ok &= b.linehaul_demand <= linehaul_room[:, None]
     ok &= b.backhaul_demand <= backhaul_room[:, None]

@@ -21,8 +21,10 @@ every customer (a linehaul q needs q <= L, a backhaul p needs L + p <= Q). On on
 makes the rule independent of the order of the routes: a route with a linehaul customer needs
 0 <= D_k - P_k <= Q for every prefix k (D_k linehaul delivered, P_k backhaul picked up so far);
 a pure-backhaul route needs P <= Q (it can only be driven once no linehaul is left, which some
-order of the routes always allows). The env applies it in driving order, the validator to the
-set of routes, PyVRP cannot express it (`pyvrp_solver.py`).
+order of the routes always allows). The env and the validator both apply it per route, so
+routes may be built or replayed in any order (MVMoE's own env drives them in order, starting a
+route full while a linehaul is unserved; it accepts the same sets of routes); PyVRP cannot
+express it (`pyvrp_solver.py`).
 
 The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`.
 The env masks with half that slack (`DECODING_TOLERANCE`): its float32 sums over a route drift

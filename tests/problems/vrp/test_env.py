@@ -24,7 +24,6 @@ from problems.vrp.env import (
 )
 from problems.vrp.generator import generate
 from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
-from problems.vrp.routes import split_routes
 from problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
 from problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -34,35 +33,20 @@ def rows_as_arrays(batch: VRPBatch) -> list[dict[str, np.ndarray]]:
     return [{f: a[i] for f, a in arrays.items()} for i in range(batch.batch_size)]
 
 
-def in_driving_order(instance: dict[str, np.ndarray], sequence: list[int]) -> bool:
-    """MVMoE's order condition of the signed load rule: a route with pickups and no linehaul
-    customer leaves the depot only once every linehaul customer is served (its remaining
-    capacity then starts at 0, not Q)."""
-    linehaul, backhaul = instance["linehaul_demand"], instance["backhaul_demand"]
-    unserved = {int(c) for c in np.flatnonzero(linehaul > 0)}
-    for route in split_routes(sequence):
-        if unserved and linehaul[route].sum() == 0 and backhaul[route].sum() > 0:
-            return False
-        unserved -= set(route)
-    return True
-
-
 def completable(instance: dict[str, np.ndarray], prefix: list[int], action: int) -> bool:
     """Exact oracle: prefix + action can be completed iff closing the route right after it and
     serving every remaining customer on its own out-and-back route validates (closing a route
-    early never hurts: triangle inequality, monotone loads; the instances pass `check()`);
-    under the signed load rule the remaining linehauls go first and the order must be one a
-    vehicle can drive (`in_driving_order`)."""
+    early never hurts: triangle inequality, monotone loads; the instances pass `check()`)."""
     seq = [*prefix, action, 0]
     served = set(seq)
-    remaining = [c for c in range(1, len(instance["locs"])) if c not in served]
-    for customer in sorted(remaining, key=lambda c: instance["linehaul_demand"][c] == 0):
-        seq += [customer, 0]
+    for customer in range(1, len(instance["locs"])):
+        if customer not in served:
+            seq += [customer, 0]
     try:
         validate(instance, seq)
     except InfeasibleSolution:
         return False
-    return not instance["signed_load"] or in_driving_order(instance, seq)
+    return True
 
 
 def tightened(

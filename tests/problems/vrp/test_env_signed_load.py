@@ -10,6 +10,7 @@ import torch
 from problems.vrp.env import action_mask, random_feasible_rollout, reset, solution
 from problems.vrp.generator import generate
 from problems.vrp.instance import VRPBatch
+from problems.vrp.routes import split_routes
 from problems.vrp.validator import validate_batch
 
 
@@ -36,15 +37,16 @@ def mask_after(prefix: list[int]) -> list[bool]:
 
 
 def test_signed_masks_by_hand() -> None:
-    """Remaining capacity L: at the start linehaul 1 is left, so L = 10 and no pickup fits;
-    after 1, L = 4 takes pickup 4 (L 8) but not 7; once no linehaul is left a route starts at
-    L = 0 and takes 7 (L 7), after which 4 no longer fits (11 > 10)."""
-    assert mask_after([]) == [False, True, False, False]
+    """Per route: a fresh route takes anything; after delivering 6 it may pick up 4 (<= 6) but
+    not 7, and after 4 nothing more (4 + 7 > 6); a route that starts with a pickup stays
+    pickup-only (no delivery after it) and picks up at most 10 (7 + 4 > 10)."""
+    assert mask_after([]) == [False, True, True, True]
     assert mask_after([1]) == [True, False, True, False]
     assert mask_after([1, 2]) == [True, False, False, False]
     assert mask_after([1, 0]) == [False, False, True, True]
-    assert mask_after([1, 0, 3]) == [True, False, False, False]
-    assert mask_after([1, 2, 0]) == [False, False, False, True]
+    assert mask_after([3]) == [True, False, False, False]
+    assert mask_after([2]) == [True, False, False, False]
+    assert mask_after([2, 0]) == [False, True, False, True]
 
 
 def test_without_the_flag_the_same_instance_is_strict() -> None:
@@ -56,15 +58,29 @@ def test_without_the_flag_the_same_instance_is_strict() -> None:
     assert action_mask(after_one)[0].tolist() == [True, False, True, True]
 
 
-def test_pomo_starts_at_legal_first_customers(device: str) -> None:
-    """With signed backhauls, start s goes to the linehaul customer of rank s mod k (backhauls
-    are illegal first moves while linehauls are left); every rollout validates."""
-    batch = generate("VRPB", 10, 4, seed=2, convention="mvmoe", device=device)
-    state = random_feasible_rollout(batch, torch.Generator().manual_seed(0), num_starts=10)
-    first = state.actions[0].view(10, 4).cpu()
-    for row in range(4):
-        linehauls = torch.nonzero(batch.linehaul_demand[row].cpu() > 0).squeeze(1)
-        assert len(linehauls) == 8  # 10 customers, floor(0.2 * 10) = 2 backhauls
-        assert first[:, row].tolist() == [int(linehauls[s % 8]) for s in range(10)]
-    costs = validate_batch(batch.index(state.instance), solution(state))
-    assert np.isfinite(costs).all()
+def pickups_before_deliveries(routes: list[list[int]], batch: VRPBatch, row: int) -> bool:
+    """Whether a backhaul-only route comes before a route with a linehaul (an order MVMoE's
+    driving-order env refuses: it starts every route full while a linehaul is unserved)."""
+    linehaul, backhaul = batch.linehaul_demand[row].cpu(), batch.backhaul_demand[row].cpu()
+    seen_pickup_only = False
+    for route in routes:
+        if linehaul[route].sum() > 0 and seen_pickup_only:
+            return True
+        seen_pickup_only |= bool(linehaul[route].sum() == 0 and backhaul[route].sum() > 0)
+    return False
+
+
+def test_routes_replay_in_any_order(device: str) -> None:
+    """Signed solutions stay legal when their routes are replayed in another order (R3C's
+    route reordering): every random rollout's routes, reversed, replay through the env and
+    validate at the same cost; some reversed orders put a backhaul-only route first."""
+    batch = generate("VRPB", 12, 8, seed=2, convention="mvmoe", device=device)
+    state = random_feasible_rollout(batch, torch.Generator().manual_seed(0))
+    forward = validate_batch(batch, solution(state))
+    reversed_routes = [split_routes(row)[::-1] for row in solution(state).cpu().tolist()]
+    actions = [[c for route in routes for c in [0, *route]][1:] for routes in reversed_routes]
+    length = max(len(a) for a in actions)
+    prefix = torch.tensor([a + [-1] * (length - len(a)) for a in actions], device=device)
+    replayed = reset(batch, prefix=prefix)
+    np.testing.assert_allclose(validate_batch(batch, solution(replayed)), forward, atol=1e-9)
+    assert any(pickups_before_deliveries(r, batch, row) for row, r in enumerate(reversed_routes))
