@@ -2,7 +2,8 @@
 
 O  open routes: a vehicle does not return to the depot, the return leg costs nothing.
 B  backhauls: some customers deliver goods to the depot (pickups); by default strict, i.e. in
-   every route all linehaul customers come before any backhaul customer.
+   every route all linehaul customers come before any backhaul customer; per instance also
+   mixed or MVMoE's signed load rule (`VRPBatch.mixed_backhaul`, `VRPBatch.signed_load`).
 L  route length limit: the length of every route (including the return leg unless open) is
    at most the instance's distance limit.
 TW time windows: service at customer i starts within [early_i, late_i] (waiting allowed),
