@@ -15,17 +15,27 @@ One iteration, for every instance of the batch at once:
    untouched routes is therefore a feasible solution.
 5. Keep the candidate where it is strictly shorter.
 Never worse, never infeasible (tested with the validator over all 16 variants).
+
+Random draws: every instance has its own stream (`instance_streams`: seeded from one draw of
+the caller's generator and the instance's data), so an instance's result does not depend on the
+evaluation chunk size or on the other instances of its batch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import torch
 from torch import Tensor
 
+from lightning_modules.mtlkd.instance_streams import (
+    instance_generators,
+    stream_uniform,
+    uniform_integers,
+)
 from lightning_modules.mtlkd.rollout import Decode, Rollout
-from problems.seeded_draws import integers, uniform
+from problems.seeded_draws import integers
 from problems.vrp import env
 from problems.vrp.env import VRPState
 from problems.vrp.instance import VRPBatch
@@ -58,14 +68,12 @@ def route_actions(order: Tensor, starts: Tensor, keep: Tensor, pad: int) -> Tens
     return flat if pad == -1 else flat.clamp(min=pad)
 
 
-def reorder_routes(
-    order: Tensor, starts: Tensor, generator: torch.Generator
-) -> tuple[Tensor, Tensor]:
-    """`order` and `starts` [B, n] with whole routes permuted at random (the order inside a
-    route kept, so each route still begins with its start flag)."""
-    b, n = order.shape
+def reorder_routes(order: Tensor, starts: Tensor, draws: Tensor) -> tuple[Tensor, Tensor]:
+    """`order` and `starts` [B, n] with whole routes permuted at random by U[0, 1) `draws`
+    [B, n] (the order inside a route kept, so each route still begins with its start flag)."""
+    n = order.shape[1]
     route = starts.long().cumsum(1) - 1  # [B, n] route id of each position
-    rank = torch.argsort(uniform((b, n), generator, order.device), 1)
+    rank = torch.argsort(draws, 1)
     key = rank.gather(1, route) * n + torch.arange(n, device=order.device)
     permutation = torch.argsort(key, 1)
     return order.gather(1, permutation), starts.gather(1, permutation)
@@ -77,15 +85,17 @@ def reconstruct_once(
     batch: VRPBatch,
     sequence: Tensor,
     segment: tuple[int, int],
-    generator: torch.Generator,
+    generators: Sequence[torch.Generator],
 ) -> Tensor:
-    """One R3C candidate per instance of `sequence` [B, T]: steps 1-4 of the module doc."""
+    """One R3C candidate per instance of `sequence` [B, T]: steps 1-4 of the module doc, with
+    the draws of instance b from `generators[b]` (n + 2 per round)."""
     n = batch.num_nodes - 1
-    order, starts = reorder_routes(*customer_order(sequence, n), generator)
-    b, device = order.shape[0], order.device
-    length = integers(segment[0], segment[1] + 1, (b,), generator, device)
-    length = length.clamp(max=n)
-    begin = (uniform((b,), generator, device) * (n - length + 1)).long()
+    device = sequence.device
+    draws = stream_uniform(generators, n + 2, device)
+    order, starts = reorder_routes(*customer_order(sequence, n), draws[:, :n])
+    b = order.shape[0]
+    length = uniform_integers(draws[:, n], segment[0], segment[1] + 1).clamp(max=n)
+    begin = uniform_integers(draws[:, n + 1], 0, n - length + 1)
     route = starts.long().cumsum(1) - 1
     last_route = route.gather(1, (begin + length - 1)[:, None])
     in_prefix = torch.arange(n, device=device)[None] < begin[:, None]
@@ -105,7 +115,8 @@ def r3c(
     segment: tuple[int, int],
     generator: torch.Generator,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Improve solutions `sequence` [B, T] of `batch` by `iterations` R3C rounds.
+    """Improve solutions `sequence` [B, T] of `batch` by `iterations` R3C rounds; `generator`
+    gives one draw, the base seed of the per-instance streams (module doc).
 
     Returns the final sequences [B, T'], their costs [B] (float64, the env's arc sum) and the
     cost after every round [iterations + 1, B] (row 0: the input), for budget curves.
@@ -123,9 +134,11 @@ def r3c(
 
     best, best_cost = sequence, length(sequence)
     history = [best_cost]
+    base = int(integers(0, 2**62, (1,), generator, "cpu"))
+    generators = instance_generators(batch, base)
     h = policy.encode(batch)
     for _ in range(iterations):
-        candidate = reconstruct_once(policy, h, batch, best, segment, generator)
+        candidate = reconstruct_once(policy, h, batch, best, segment, generators)
         candidate_cost = length(candidate)
         better = candidate_cost < best_cost
         width = max(best.shape[1], candidate.shape[1])

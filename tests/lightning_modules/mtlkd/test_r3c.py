@@ -7,11 +7,13 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch import Tensor
 
 from lightning_modules.mtlkd.r3c import customer_order, r3c, reorder_routes, route_actions
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from problems.vrp.env import random_feasible_rollout, solution
 from problems.vrp.generator import generate
+from problems.vrp.instance import VRPBatch
 from problems.vrp.validator import validate_batch
 from problems.vrp.variants import ALL_VARIANTS
 from tests.devices import DEVICES
@@ -40,12 +42,13 @@ def test_customer_order_and_route_actions_round_trip() -> None:
 
 def test_reordering_keeps_every_route_and_its_internal_order(device: str) -> None:
     """Random reorderings of 3 routes yield each route intact, starting with its flag, and
-    over 40 draws more than one route order (a CPU generator, routes on each device)."""
+    over 40 draws more than one route order (CPU draws, routes on each device)."""
     order, starts = customer_order(SEQUENCE.to(device), 5)
     generator = torch.Generator().manual_seed(0)
     seen = set()
     for _ in range(40):
-        new_order, new_starts = reorder_routes(order, starts, generator)
+        draws = torch.rand(1, 5, generator=generator).to(device)
+        new_order, new_starts = reorder_routes(order, starts, draws)
         routes, current = [], []
         for node, start in zip(new_order[0].tolist(), new_starts[0].tolist(), strict=True):
             if start and current:
@@ -105,3 +108,45 @@ def test_bad_arguments_fail(iterations: int, segment: tuple[int, int], message: 
     batch = generate("CVRP", 5, 1, seed=0)
     with pytest.raises(ValueError, match=message):
         r3c(tiny_student(), batch, SEQUENCE, iterations, segment, torch.Generator())
+
+
+def routes(sequence: Tensor) -> list[tuple[int, ...]]:
+    """The routes of one node sequence (validator format), empty ones and padding dropped."""
+    found, current = [], []
+    for node in [*sequence.tolist(), 0]:
+        if node == 0 and current:
+            found.append(tuple(current))
+            current = []
+        elif node:
+            current.append(node)
+    return found
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=6)
+@given(name=st.sampled_from(list(ALL_VARIANTS)), seed=st.integers(0, 10_000))
+def test_r3c_results_do_not_depend_on_the_chunk_size(name: str, seed: int, device: str) -> None:
+    """R3C (8 rounds, generator seeded 3 per call as the student module does) on 6 instances as
+    one chunk of 6 and as chunks of 2 and 4 gives the same costs and the same routes."""
+    batch = generate(name, 12, 6, seed=seed, device=device)
+    start = solution(random_feasible_rollout(batch, torch.Generator().manual_seed(seed)))
+    student = tiny_student(device=device)
+
+    def improve(rows: slice) -> tuple[Tensor, Tensor]:
+        with torch.no_grad():
+            improved, cost, _ = r3c(
+                student, batch.index(rows), start[rows], 8, (2, 6), torch.Generator().manual_seed(3)
+            )
+        return improved, cost
+
+    whole, whole_cost = improve(slice(0, 6))
+    (head, head_cost), (tail, tail_cost) = improve(slice(0, 2)), improve(slice(2, 6))
+    assert torch.equal(torch.cat([head_cost, tail_cost]), whole_cost)
+    chunked = [*head, *tail]
+    assert [routes(row) for row in chunked] == [routes(row) for row in whole]
+    assert bool((whole_cost < solution_costs(batch, start)).any())
+
+
+def solution_costs(batch: VRPBatch, sequence: Tensor) -> Tensor:
+    """Validator costs [B] of `sequence` as a tensor on the batch's device."""
+    return torch.from_numpy(validate_batch(batch, sequence)).to(sequence.device)
