@@ -35,6 +35,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_modules.mtlkd.candidate_restriction import check_candidates
 from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
 from lightning_modules.mtlkd.features import FeatureScaling, check_scaling
 from lightning_modules.mtlkd.policy_weights import (
@@ -93,6 +94,11 @@ class MTLKDStudent(VRPEvaluationModule):
         r3c_iterations: R3C rounds after the inference mode (0 = none).
         r3c_segment: (min, max) customers cut per R3C round.
         r3c_seed: seed of R3C's random reorderings and cuts (evaluation is reproducible).
+        candidate_k: at inference on instances of >= `candidate_min_nodes` customers, each
+            decoding step sees only the depot and the k nearest unvisited customers (large n at
+            a usable cost, `candidate_restriction`); None = every remaining node. Training
+            (n = 50) is unaffected below the threshold.
+        candidate_min_nodes: size threshold of `candidate_k`.
         weights: a weights-only student file (`policy_weights`, e.g. the shipped
             `weights/mtlkd/student_n50.pt`) to start from; its architecture and feature layout
             must match.
@@ -117,9 +123,12 @@ class MTLKDStudent(VRPEvaluationModule):
         r3c_iterations: int = 0,
         r3c_segment: tuple[int, int] = (4, 20),
         r3c_seed: int = 0,
+        candidate_k: int | None = None,
+        candidate_min_nodes: int = 200,
         weights: str | None = None,
     ) -> None:
         super().__init__()
+        check_candidates(candidate_k, candidate_min_nodes, "model.")
         if kd_direction not in DIRECTIONS:
             raise ValueError(
                 f"model.kd_direction must be one of {DIRECTIONS}, got {kd_direction!r}"
@@ -150,10 +159,24 @@ class MTLKDStudent(VRPEvaluationModule):
         files = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
         teacher_policies = {name: load_teacher(name, path) for name, path in files.items()}
         self.save_hyperparameters(
-            ignore=["val_inference", "test_inference", "r3c_iterations", "weights"]
+            ignore=[
+                "val_inference",
+                "test_inference",
+                "r3c_iterations",
+                "candidate_k",
+                "candidate_min_nodes",
+                "weights",
+            ]
         )
         self.policy = HeavyDecoderPolicy(
-            embed_dim, encoder_layers, decoder_layers, num_heads, ff_dim, feature_scaling
+            embed_dim,
+            encoder_layers,
+            decoder_layers,
+            num_heads,
+            ff_dim,
+            feature_scaling,
+            candidate_k,
+            candidate_min_nodes,
         )
         self.teacher_files = files
         self.teachers: dict[str, POMOPolicy] = teacher_policies

@@ -3,13 +3,18 @@ k nearest (legal first) + depot otherwise, feasible rollouts and R3C on all 16 v
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lightning_modules.mtlkd.model_from_weights import build_module
+from lightning_modules.mtlkd.policy_weights import save_weights
 from lightning_modules.mtlkd.r3c import r3c
+from lightning_modules.mtlkd.student_module import MTLKDStudent
 from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from problems.vrp import env
 from problems.vrp.generator import generate
@@ -155,3 +160,29 @@ def test_bad_candidate_settings_fail_by_name(settings_: dict[str, int], message:
     """k < 1 and a negative size threshold are refused, naming the field."""
     with pytest.raises(ValueError, match=message):
         HeavyDecoderPolicy(16, 1, 2, 4, 32, **settings_)
+
+
+def test_student_module_setting_reaches_decoding_and_stays_out_of_the_weights(
+    tmp_path: Path,
+) -> None:
+    """MTLKDStudent(candidate_k=1, candidate_min_nodes=20) decodes n = 20 exactly as the
+    restricted policy with the same weights; its weights file rebuilds unrestricted (an
+    inference setting, not part of the model), and `build_module(..., candidate_k=1)` restores
+    it. Bad values name model.candidate_k / model.candidate_min_nodes."""
+    batch = generate("CVRP", 20, 4, seed=1)
+    torch.manual_seed(0)
+    module = MTLKDStudent(16, 1, 2, 4, 32, candidate_k=1, candidate_min_nodes=20).eval()
+    save_weights(module, tmp_path / "student.pt")
+    with torch.no_grad():
+        restricted = module.policy(batch, 1, "greedy").log_likelihood
+        rebuilt = build_module(tmp_path / "student.pt").policy(batch, 1, "greedy").log_likelihood
+        again = build_module(tmp_path / "student.pt", candidate_k=1, candidate_min_nodes=20)
+        again_restricted = again.policy(batch, 1, "greedy").log_likelihood
+        full = student(None)(batch, 1, "greedy").log_likelihood
+    assert torch.equal(restricted, student(1, min_nodes=20)(batch, 1, "greedy").log_likelihood)
+    assert torch.equal(again_restricted, restricted)
+    assert torch.equal(rebuilt, full)
+    assert not torch.equal(restricted, full)
+    for field, value in (("candidate_k", 0), ("candidate_min_nodes", -1)):
+        with pytest.raises(ValueError, match=f"model.{field}"):
+            MTLKDStudent(16, 1, 2, 4, 32, **{field: value})
