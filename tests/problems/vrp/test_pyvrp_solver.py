@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from dataclasses import fields
 
 import numpy as np
@@ -201,30 +200,34 @@ def pickup_after_small_delivery(signed: bool) -> VRPBatch:
     )
 
 
-def test_signed_load_is_solved_as_strict_and_invalid_solutions_cost_nan() -> None:
+def test_signed_load_is_solved_as_strict_then_repaired(monkeypatch: pytest.MonkeyPatch) -> None:
     """A signed instance is solved with linehaul-first backhauls; its strict optimum [1, 2]
-    breaks the signed rule, so it is warned about and costs NaN; the same instance without the
-    flag gets the strict optimum; on generated instances a cost is NaN iff the signed rule
-    rejects the (linehaul-first) solution."""
+    picks up 9 > 1 delivered, so the repair moves customer 2 to a route of its own: [1], [2],
+    cost 2 sqrt(2) + 2 |(1, 0.99)|, valid. The same instance without the flag keeps the strict
+    optimum. On generated instances of the backhaul variants every solution passes the
+    validator and stays linehaul-first. Without the repair, the invalid solution is warned
+    about and costs NaN (the safety net stays)."""
+    (signed,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
+    assert [int(c) for c in signed.sequence] == [0, 1, 0, 2, 0]
+    assert signed.cost == pytest.approx(2 * math.sqrt(2) + 2 * math.hypot(1.0, 0.99), abs=1e-6)
+    (strict,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(False))
+    assert strict.cost == pytest.approx(math.sqrt(2) + 0.01 + math.hypot(1.0, 0.99), abs=1e-4)
+    for name in ("VRPB", "OVRPBLTW"):
+        batch = generate(name, 12, 4, seed=1, convention="mvmoe")
+        solutions = PyVRPSolver(iterations=50).solve(batch)
+        for row, solution in enumerate(solutions):
+            assert solution.cost == pytest.approx(validate(batch.index(row), solution.sequence))
+            for route in split_routes(solution.sequence):
+                flags = [bool(batch.backhaul_demand[row, node] > 0) for node in route]
+                assert flags == sorted(flags)
+    from problems.vrp import pyvrp_solver
+
+    monkeypatch.setattr(pyvrp_solver, "repair_signed_routes", lambda sequence, *_: sequence)
     with pytest.warns(
         UserWarning, match=r"PyVRP: infeasible solution: .*picked up 9 > delivered 1"
     ):
-        (signed,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
-    assert math.isnan(signed.cost) and [int(c) for c in signed.sequence] == [0, 1, 2, 0]
-    (strict,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(False))
-    assert strict.cost == pytest.approx(math.sqrt(2) + 0.01 + math.hypot(1.0, 0.99), abs=1e-4)
-    batch = generate("VRPB", 10, 4, seed=1, convention="mvmoe")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        solutions = PyVRPSolver(iterations=50).solve(batch)
-    for row, solution in enumerate(solutions):
-        try:
-            assert solution.cost == pytest.approx(validate(batch.index(row), solution.sequence))
-        except InfeasibleSolution:
-            assert math.isnan(solution.cost)
-        for route in split_routes(solution.sequence):
-            flags = [bool(batch.backhaul_demand[row, node] > 0) for node in route]
-            assert flags == sorted(flags)
+        (unrepaired,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
+    assert math.isnan(unrepaired.cost) and [int(c) for c in unrepaired.sequence] == [0, 1, 2, 0]
 
 
 def test_an_invalid_solution_of_an_exact_model_still_raises(
