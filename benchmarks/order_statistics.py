@@ -10,7 +10,8 @@ with `--trials` trials and is checked against the exact means.
 
     OMP_NUM_THREADS=1 python -m benchmarks.order_statistics
 
-writes benchmarks/results/order_statistics.{json,md} and docs/figures/order_statistics_<family>.png.
+writes benchmarks/results/order_statistics_growth.{json,md} and
+docs/figures/order_statistics_<family>.png.
 """
 
 from __future__ import annotations
@@ -170,9 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     results["seconds"] = time.perf_counter() - start
     results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "order_statistics.json").write_text(json.dumps(results, indent=1))
+    (args.output_dir / "order_statistics_growth.json").write_text(json.dumps(results, indent=1))
     table = markdown(results)
-    (args.output_dir / "order_statistics.md").write_text(table)
+    (args.output_dir / "order_statistics_growth.md").write_text(table)
     print(table)
 
 
