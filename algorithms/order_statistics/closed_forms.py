@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-from scipy.special import digamma, gammaln
+from scipy.special import digamma, gammaln, poch
 
 from algorithms.order_statistics.checks import check_rank
 from algorithms.order_statistics.families import Exponential, Pareto
@@ -20,12 +19,16 @@ from algorithms.order_statistics.families import Exponential, Pareto
 def exponential_expected(family: Exponential, n: int, rank: int) -> float:
     """E[X_(l)] of n Exponential(rate) samples: (H_n - H_{l-1}) / rate, via digamma for large n."""
     check_rank(n, rank)
-    return float(digamma(n + 1) - digamma(rank)) / family.rate
+    return float(digamma(float(n) + 1.0) - digamma(rank)) / family.rate
 
 
 def pareto_expected(family: Pareto, n: int, rank: int) -> float:
-    """E[X_(l)] of n Pareto(alpha, scale) samples from the Beta moment of U_(l)."""
+    """E[X_(l)] of n Pareto(alpha, scale) samples from the Beta moment of U_(l).
+
+    Gamma(n + 1) / Gamma(n + 1 - 1/alpha) is Pochhammer's symbol (n + 1 - 1/alpha)_(1/alpha):
+    a difference of log-gammas would lose digits for large n (0.2% at n = 10^12).
+    """
     check_rank(n, rank)
     a = 1.0 / family.alpha
-    log_ratio = gammaln(n + 1) - gammaln(n + 1 - a) + gammaln(rank - a) - gammaln(rank)
-    return family.scale * math.exp(float(np.asarray(log_ratio)))
+    growth = poch(float(n) + 1.0 - a, a)
+    return family.scale * growth * math.exp(gammaln(rank - a) - gammaln(rank))
