@@ -1,7 +1,7 @@
 """Command line of the replicable testers on data files with one sample per line.
 
-    python -m algorithms.replicable_testing uniformity --samples x.txt --n 100 --eps 0.25 \
-        --rho 0.2 --seed 7
+    python -m algorithms.replicable_testing uniformity --samples x.txt --n 100 --eps 0.25 ...
+        ... --rho 0.2 --seed 7
     python -m algorithms.replicable_testing closeness --samples x.txt --other y.txt --n 100 ...
     python -m algorithms.replicable_testing independence --samples pairs.txt --n1 10 --n2 20 ...
     python -m algorithms.replicable_testing bound closeness --n 100 --eps 0.25 --rho 0.2
@@ -66,7 +66,11 @@ def read_samples(field: str, path: Path, width: int) -> NDArray[np.int64]:
 
 def parser() -> OneLineParser:
     """Subcommands uniformity, closeness, independence and bound."""
-    main = OneLineParser(prog="python -m algorithms.replicable_testing", description=__doc__)
+    main = OneLineParser(
+        prog="python -m algorithms.replicable_testing",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = main.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for name in ("uniformity", "closeness", "independence"):
         command = commands.add_parser(name, help=f"replicable {name} test")
