@@ -1,1 +1,2 @@
-"""Non-learned algorithms of the seed papers."""
+"""Non-learned algorithms of the seed papers: replicable_testing (replicable distribution
+testers), order_statistics (extreme order statistics)."""

@@ -19,6 +19,7 @@ SYSTEM_PAGES = [
     "fsnet",
     "hephaestus",
     "optimizers",
+    "statistical_tools",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
