@@ -33,6 +33,10 @@ class TensorClassificationDataModule(L.LightningDataModule):
         num_workers: DataLoader worker processes.
         drop_last: drop the last, incomplete training batch of each epoch (m-SAM needs every
             batch to split into whole micro-batches).
+        train_resample_seed: None keeps the training split as is; an integer replaces it by a
+            bootstrap resample of itself (same size, drawn with replacement, after the label
+            noise) seeded by this value, so that retrainings see independent training sets
+            (the generalization diagnostic, `algorithms.generalization`).
     """
 
     def __init__(
@@ -45,6 +49,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         seed: int = 0,
         num_workers: int = 0,
         drop_last: bool = False,
+        train_resample_seed: int | None = None,
     ) -> None:
         super().__init__()
         for name, value in (("batch_size", batch_size), ("eval_batch_size", eval_batch_size)):
@@ -62,6 +67,10 @@ class TensorClassificationDataModule(L.LightningDataModule):
             raise ValueError(f"data.label_noise must be in [0, 1), got {label_noise}")
         if num_workers < 0:
             raise ValueError(f"data.num_workers must be >= 0, got {num_workers}")
+        if train_resample_seed is not None and train_resample_seed < 0:
+            raise ValueError(
+                f"data.train_resample_seed must be None or >= 0, got {train_resample_seed}"
+            )
         self.save_hyperparameters()
         self.batch_size = batch_size
         self.eval_batch_size = eval_batch_size
@@ -71,6 +80,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         self.seed = seed
         self.num_workers = num_workers
         self.drop_last = drop_last
+        self.train_resample_seed = train_resample_seed
         self.splits: dict[str, TensorDataset] = {}
 
     def load_arrays(self) -> tuple[np.ndarray, ...]:
@@ -84,7 +94,8 @@ class TensorClassificationDataModule(L.LightningDataModule):
         raise NotImplementedError
 
     def setup(self, stage: str | None = None) -> None:
-        """Load once, then split with a seeded permutation and corrupt training labels if asked."""
+        """Load once, split with a seeded permutation, corrupt training labels and bootstrap the
+        training split if asked."""
         if self.splits:
             return
         x, y, *extras = self.load_arrays()
@@ -104,6 +115,10 @@ class TensorClassificationDataModule(L.LightningDataModule):
             split_labels = labels[index].clone()
             if split == "train" and self.label_noise > 0:
                 split_labels = self._corrupt(split_labels, rng)
+            if split == "train" and self.train_resample_seed is not None:
+                draw = np.random.default_rng(self.train_resample_seed)
+                picks = torch.as_tensor(draw.integers(0, len(index), size=len(index)))
+                index, split_labels = index[picks.numpy()], split_labels[picks]
             self.splits[split] = TensorDataset(
                 features[index], split_labels, *(extra[index] for extra in side)
             )

@@ -82,3 +82,31 @@ def test_bad_arguments_name_the_field(field: str, value: float) -> None:
     """Out-of-range arguments raise with the field name."""
     with pytest.raises(ValueError, match=f"data.{field}"):
         DigitsDataModule(**{field: value})
+
+
+def test_train_resample_seed_bootstraps_only_the_training_split() -> None:
+    """A resample seed draws the training split with replacement (same size, same pool); the
+    default keeps today's split, and val/test never change."""
+    plain, first, again, other = (
+        prepared(),
+        prepared(train_resample_seed=1),
+        prepared(train_resample_seed=1),
+        prepared(train_resample_seed=2),
+    )
+    x_plain, y_plain = plain.splits["train"].tensors
+    x_first, y_first = first.splits["train"].tensors
+    assert len(y_first) == len(y_plain) == 1257
+    assert torch.equal(x_first, again.splits["train"].tensors[0])
+    assert not torch.equal(x_first, other.splits["train"].tensors[0])
+    pool = {(tuple(x.flatten().tolist()), int(y)) for x, y in zip(x_plain, y_plain, strict=True)}
+    drawn = [(tuple(x.flatten().tolist()), int(y)) for x, y in zip(x_first, y_first, strict=True)]
+    assert set(drawn) <= pool
+    assert 0.55 * 1257 < len(set(drawn)) < 0.7 * 1257  # about 1 - 1/e of the pool is distinct
+    for split in ("val", "test"):
+        assert torch.equal(plain.splits[split].tensors[0], first.splits[split].tensors[0])
+
+
+def test_negative_train_resample_seed_names_the_field() -> None:
+    """A negative resample seed raises naming the field."""
+    with pytest.raises(ValueError, match="data.train_resample_seed"):
+        DigitsDataModule(train_resample_seed=-1)
