@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
     from lightning_modules.hephaestus import Forge, Morph, Refine
     from lightning_modules.mtlkd import MTLKDStudent, POMOTeacher
+    from lightning_modules.nearest_neighbour import NearestNeighbour
 
 __all__ = [
     "DC3",
@@ -25,6 +26,7 @@ __all__ = [
     "Forge",
     "MTLKDStudent",
     "Morph",
+    "NearestNeighbour",
     "POMOTeacher",
     "PenaltyNet",
     "ProjectionNet",
@@ -41,5 +43,6 @@ __getattr__, __dir__ = lazy_exports(
         "lightning_modules.fsnet": ("DC3", "FSNet", "PenaltyNet", "ProjectionNet"),
         "lightning_modules.hephaestus": ("Forge", "Morph", "Refine"),
         "lightning_modules.mtlkd": ("MTLKDStudent", "POMOTeacher"),
+        "lightning_modules.nearest_neighbour": ("NearestNeighbour",),
     },
 )
