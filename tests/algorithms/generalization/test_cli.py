@@ -1,0 +1,97 @@
+"""`python -m algorithms.generalization` end to end through train.py, and its one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli_helpers import CONFIG_DIR, PROJECT_ROOT
+
+NEAREST_NEIGHBOUR = CONFIG_DIR / "generalization" / "digits_1nn.yaml"
+
+
+def run_diagnostic(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The diagnostic's command line as a subprocess, offline, one thread per run."""
+    env = {**os.environ, "WANDB_MODE": "disabled", "OMP_NUM_THREADS": "1"}
+    env["PYTHONPATH"] = str(PROJECT_ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "algorithms.generalization", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
+    """Three 1-NN retrainings on a 30 % share of digits, two noise levels: training loss 0,
+    the test losses and the estimate in the JSON agree with each other and with the table."""
+    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
+    small = tmp_path / "small.yaml"
+    small.write_text(yaml.safe_dump(config))
+    result = run_diagnostic(
+        *("--config", str(small), "--retrainings", "3", "--delta", "0.2"),
+        *("--distributions", "data.init_args.label_noise=0.0,0.5"),
+        *("--runs-dir", str(tmp_path / "runs"), "--json", str(tmp_path / "out.json")),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads((tmp_path / "out.json").read_text())
+    runs = report["runs"]
+    assert [run["distribution"] for run in runs] == ["0.0", "0.5", "0.0"]
+    assert [run["seed"] for run in runs] == [0, 1, 2]
+    assert all(run["train_loss"] == 0.0 for run in runs)
+    clean, noisy = runs[0]["test_loss"], runs[1]["test_loss"]
+    assert 0.0 < clean < 0.1 and 0.3 < noisy < 0.7
+    tests = [run["test_loss"] for run in runs]
+    mean = sum(tests) / 3
+    variance = sum((t - mean) ** 2 for t in tests) / 2
+    estimate = report["estimate"]
+    assert estimate["retrainings"] == 3 and estimate["gap"] == pytest.approx(mean)
+    assert estimate["conditional_variance"] == pytest.approx(variance)
+    assert estimate["bound"] == pytest.approx(math.sqrt(variance / 0.2))
+    assert "retrainings K = 3" in result.stdout
+    assert len(list((tmp_path / "runs").glob("retraining-*/metrics.csv"))) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--config", "nowhere.yaml", "--retrainings", "3"), "error: config: no such file"),
+        (("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "1"), "error: retrainings:"),
+        (("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--delta", "0"), "delta"),
+        (
+            ("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--distributions", "x"),
+            "error: argument --distributions",
+        ),
+    ],
+)
+def test_bad_input_fails_in_one_line_before_any_run(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    """Unknown config, K < 3, delta outside (0, 1), a malformed collection: exit 2, one line
+    on stderr naming the option, and no run folder written."""
+    result = run_diagnostic(*args, "--runs-dir", str(tmp_path / "runs"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_config_without_test_metric_fails_by_name(tmp_path: Path) -> None:
+    """A config whose runs would not test ends before training, naming test_after_fit."""
+    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config["test_after_fit"] = False
+    path = tmp_path / "untested.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = run_diagnostic("--config", str(path), "--retrainings", "3", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: test_after_fit:") and result.stderr.count("\n") == 1
