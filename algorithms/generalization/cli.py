@@ -30,6 +30,14 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {message}\n")
 
 
+def distributions_option(text: str) -> Distributions:
+    """`--distributions` parsed, its error message kept (argparse hides a ValueError's)."""
+    try:
+        return Distributions.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog="python -m algorithms.generalization",
@@ -54,7 +62,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--seed", type=int, default=0, help="retraining k uses seed + k")
     parser.add_argument(
         "--distributions",
-        type=Distributions.parse,
+        type=distributions_option,
         default=None,
         help="collection of distributions, OPTION=V1,V2,... cycled over runs",
     )

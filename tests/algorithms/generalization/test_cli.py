@@ -71,7 +71,7 @@ def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
         (("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--delta", "0"), "delta"),
         (
             ("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--distributions", "x"),
-            "error: argument --distributions",
+            "error: argument --distributions: distributions: expected OPTION=V1,V2,...",
         ),
     ],
 )
