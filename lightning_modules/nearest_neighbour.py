@@ -17,7 +17,8 @@ class NearestNeighbour(L.LightningModule):
     "Training" stores every batch of the epoch; the stored set is a persistent buffer, so a
     checkpoint holds it. It logs `{split}/acc` (train: the 1-NN's accuracy on its own training
     set, 1.0 unless two equal inputs carry different labels) and `{split}/loss`, the 0-1 loss
-    1 - acc. It has no parameters and no optimizer. Single process (no DDP gathering).
+    1 - acc. It has no parameters and no optimizer. Single process (no DDP gathering); the
+    training accuracy computes all n x n distances, so it suits small data sets.
 
     Args:
         input_shape: shape of one input, e.g. (1, 8, 8) for digits.
@@ -31,7 +32,6 @@ class NearestNeighbour(L.LightningModule):
         if not input_shape or any(side < 1 for side in input_shape):
             raise ValueError(f"model.input_shape must be positive sizes, got {input_shape}")
         self.save_hyperparameters()
-        self.num_classes = num_classes
         self.register_buffer("memory_x", torch.empty(0, math.prod(input_shape)))
         self.register_buffer("memory_y", torch.empty(0, dtype=torch.long))
         self._seen: list[tuple[torch.Tensor, torch.Tensor]] = []
@@ -81,7 +81,9 @@ class NearestNeighbour(L.LightningModule):
     def test_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
         self._log_accuracy("test", batch[0], batch[1])
 
-    def predict_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> Any:
+    def predict_step(
+        self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
+    ) -> torch.Tensor:
         """Predicted class per input."""
         return self(batch[0])
 
