@@ -1,2 +1,3 @@
 """Non-learned algorithms of the seed papers: replicable_testing (replicable distribution
-testers), order_statistics (extreme order statistics)."""
+testers), order_statistics (extreme order statistics), generalization (tight-generalization
+diagnostic of any training config)."""

@@ -17,6 +17,7 @@ import yaml
 PROJECT = Path(__file__).resolve().parents[1]
 HEAVY = ("lightning", "torch_geometric", "pyvrp", "cvxpy")
 LAZY_PACKAGES = (
+    "algorithms.generalization",
     "algorithms.order_statistics",
     "algorithms.replicable_testing",
     "callbacks",
