@@ -147,8 +147,10 @@ def figures(cells: list[dict], out: Path) -> list[Path]:
     figure = new_figure(len(kinds))
     for axes, kind in zip(figure.axes, kinds, strict=True):
         for method, row in summary(cells, kind, "ratio").items():
-            axes.plot(list(row), list(row.values()), marker="o", label=method)
+            style = "--" if method == "linear_memory" else "-"  # it overlays on_demand
+            axes.plot(list(row), list(row.values()), style, marker="o", label=method)
         axes.set(title=kind, xlabel="visits V", ylabel="coverage / offline greedy", xscale="log")
+        axes.set_xticks(list(row), [str(x) for x in row])
     figure.axes[0].legend(fontsize=8)
     paths = [save(figure, out / "submodular_coverage_vs_visits.png")]
     figure = new_figure(2)
