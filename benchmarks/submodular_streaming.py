@@ -111,6 +111,48 @@ def sweep(args: argparse.Namespace) -> list[dict]:
     return cells
 
 
+def delta_sweep(args: argparse.Namespace) -> list[dict]:
+    """on_demand's ratio to offline greedy per delta (synthetic, both orders, V = length_visits)."""
+    rows = []
+    for increasing in (False, True):
+        for seed in range(args.seeds):
+            stream = synthetic_stream(
+                args.length, args.topics, args.length_visits, seed, increasing=increasing
+            )
+            _, reference = offline_greedy(stream, args.k)
+            bound = int(np.ceil(args.bound_ratio * args.length_visits))
+            for delta in args.deltas:
+                result = run(stream, OnDemandStreaming(args.k, args.topics, bound, delta))
+                rows.append(
+                    {
+                        "increasing": increasing,
+                        "seed": seed,
+                        "delta": delta,
+                        "ratio": result.coverage / reference,
+                        "memory": result.peak_memory,
+                        "competitive_ratio": 1.0 / (8.0 * delta),
+                    }
+                )
+    return rows
+
+
+def delta_table(rows: list[dict]) -> str:
+    """Mean and worst on_demand ratio per delta and order, next to 1 / (8 delta)."""
+    lines = [
+        "| delta | 1/(8 delta) | random order: mean / worst | increasing order: mean / worst |",
+        "|---|---|---|---|",
+    ]
+    for delta in sorted({r["delta"] for r in rows}):
+        cells = []
+        for increasing in (False, True):
+            ratios = [
+                r["ratio"] for r in rows if r["delta"] == delta and r["increasing"] == increasing
+            ]
+            cells.append(f"{np.mean(ratios):.3f} / {min(ratios):.3f}")
+        lines.append(f"| {delta:g} | {1 / (8 * delta):.4f} | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines)
+
+
 def summary(cells: list[dict], stream: str, key: str) -> dict[str, dict[int, float]]:
     """method -> {visits or n: mean of `key` over seeds} for one stream kind."""
     axis = "n" if stream == "synthetic_length" else "visits"
@@ -179,10 +221,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--length-visits", type=int, default=100)
     parser.add_argument("--bound-ratio", type=float, default=2.0)
     parser.add_argument("--delta", type=float, default=2.0)
+    parser.add_argument("--deltas", type=float, nargs="+", default=[1.0, 2.0, 4.0, 8.0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     cells = sweep(args)
+    deltas = delta_sweep(args)
     worst = worst_ratio(cells, "on_demand")
     bound = 1.0 / (8.0 * args.delta)
     sections = [
@@ -205,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
         table(cells, "synthetic_length", "memory", ".0f"),
         "## stream length: microseconds per item",
         table(cells, "synthetic_length", "us_per_item", ".1f"),
+        f"## on_demand vs delta (n = {args.length}, V = {args.length_visits})",
+        delta_table(deltas),
     ]
     text = "\n\n".join(sections) + "\n"
     print(text)
