@@ -1,3 +1,4 @@
 """Non-learned algorithms of the seed papers: replicable_testing (replicable distribution
 testers), order_statistics (extreme order statistics), generalization (tight-generalization
-diagnostic of any training config)."""
+diagnostic of any training config), submodular_streaming (streaming stochastic submodular
+recommendation with on-demand visits)."""

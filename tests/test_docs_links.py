@@ -20,6 +20,7 @@ SYSTEM_PAGES = [
     "hephaestus",
     "optimizers",
     "statistical_tools",
+    "submodular_streaming",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)

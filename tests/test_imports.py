@@ -20,6 +20,7 @@ LAZY_PACKAGES = (
     "algorithms.generalization",
     "algorithms.order_statistics",
     "algorithms.replicable_testing",
+    "algorithms.submodular_streaming",
     "callbacks",
     "datamodules",
     "lightning_modules",
