@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from optimizers.bayes_curvature import BayesCurvature
     from optimizers.constraint_residual import ConstraintResidual, equality, inequality
     from optimizers.dual_ascent import DualAscent
     from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
 __all__ = [
+    "BayesCurvature",
     "ConstraintResidual",
     "DualAscent",
     "equality",
@@ -51,6 +53,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "optimizers.bayes_curvature": ("BayesCurvature",),
         "optimizers.constraint_residual": ("ConstraintResidual", "equality", "inequality"),
         "optimizers.dual_ascent": ("DualAscent",),
         "optimizers.lmo": (
