@@ -137,7 +137,7 @@ def suite(models: dict, size: int, args: argparse.Namespace) -> dict:
 def large(models: dict, args: argparse.Namespace) -> dict:
     student = models.get("student")
     if student is not None:
-        student.policy.candidate_k = args.candidate_k
+        student.policy.candidate_k = args.candidate_k or None
     rows: dict[str, dict] = {}
     for name in args.large_variants:
         for size, count in zip(args.large_sizes, args.large_instances, strict=True):
@@ -276,7 +276,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--large-instances", type=int, nargs="+", default=[16, 8, 4])
     parser.add_argument("--large-iterations", type=int, default=500)
     parser.add_argument("--large-r3c", type=int, default=20)
-    parser.add_argument("--candidate-k", type=int, default=20)
+    parser.add_argument("--candidate-k", type=int, default=20, help="0: unrestricted")
     parser.add_argument("--cross-variants", nargs="+", default=["CVRP", "VRPTW"])
     parser.add_argument("--cross-instances", type=int, default=200)
     parser.add_argument("--cross-models", nargs="+", default=[])
