@@ -1,4 +1,5 @@
 """Non-learned algorithms of the seed papers: replicable_testing (replicable distribution
 testers), order_statistics (extreme order statistics), generalization (tight-generalization
 diagnostic of any training config), submodular_streaming (streaming stochastic submodular
-recommendation with on-demand visits)."""
+recommendation with on-demand visits), learning_rules (learning rules derived as optimal
+control of a partially observed quadratic landscape)."""

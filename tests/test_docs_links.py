@@ -21,6 +21,7 @@ SYSTEM_PAGES = [
     "optimizers",
     "statistical_tools",
     "submodular_streaming",
+    "learning_rules",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)

@@ -18,6 +18,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 HEAVY = ("lightning", "torch_geometric", "pyvrp", "cvxpy")
 LAZY_PACKAGES = (
     "algorithms.generalization",
+    "algorithms.learning_rules",
     "algorithms.order_statistics",
     "algorithms.replicable_testing",
     "algorithms.submodular_streaming",
