@@ -179,11 +179,7 @@ def _cvxpy_instance_solver(family: ConstrainedFamily, solver: str) -> InstanceSo
     """A per-instance solve of the convex family written in cvxpy, with x as a Parameter."""
     import cvxpy as cp
 
-    data = family.arrays()
-    y = cp.Variable(family.num_vars)
-    x = cp.Parameter(family.num_eq)
-    objective = 0.5 * cp.quad_form(y, cp.psd_wrap(data["Q"])) + data["p"] @ y
-    problem = cp.Problem(cp.Minimize(objective), cvxpy_feasible_set(family, y, x))
+    problem, y, x = cvxpy_problem(family)
     options = OSQP_OPTIONS if solver == "osqp" else {}
 
     def solve_one(parameters: Tensor) -> tuple[np.ndarray | None, bool]:
@@ -195,6 +191,17 @@ def _cvxpy_instance_solver(family: ConstrainedFamily, solver: str) -> InstanceSo
         return y.value, problem.status == cp.OPTIMAL
 
     return solve_one
+
+
+def cvxpy_problem(family: ConstrainedFamily) -> tuple:
+    """(problem, y, x): the convex family in cvxpy with x a Parameter (DPP: canonicalized once)."""
+    import cvxpy as cp
+
+    data = family.arrays()
+    y = cp.Variable(family.num_vars)
+    x = cp.Parameter(family.num_eq)
+    objective = 0.5 * cp.quad_form(y, cp.psd_wrap(data["Q"])) + data["p"] @ y
+    return cp.Problem(cp.Minimize(objective), cvxpy_feasible_set(family, y, x)), y, x
 
 
 def cvxpy_feasible_set(family: ConstrainedFamily, y: object, x: object) -> list:
@@ -228,37 +235,15 @@ def _slsqp_instance_solver(
     """A per-instance SLSQP solve from A^+ x (and null-space perturbations of it)."""
     cpu_family = family.to("cpu")
     null_space = _null_space(cpu_family.A)
-    A = cpu_family.A.numpy()
     rng = np.random.default_rng(seed)
-    bounds = None if family.box_bound is None else Bounds(-family.box_bound, family.box_bound)
+    minimize_from = _slsqp_minimizer(cpu_family, SLSQP_OPTIONS)
 
     def solve_one(parameters: Tensor) -> tuple[np.ndarray | None, bool]:
         x = parameters.cpu().unsqueeze(0)
         anchor = cpu_family.constructed_point(x)[0].numpy()
         steps = rng.normal(0.0, START_SPREAD, size=(num_starts - 1, null_space.shape[1]))
         starts = np.vstack([anchor, anchor + steps @ null_space.T])
-        objective = _value_and_gradient(cpu_family.objective, x)
-        inequality = cpu_family.problem_ineq_residual
-        constraints = [
-            {"type": "eq", "fun": _residual(cpu_family.eq_residual, x), "jac": lambda _: A},
-            {
-                "type": "ineq",  # scipy's convention is fun(y) >= 0
-                "fun": _residual(inequality, x, sign=-1.0),
-                "jac": _jacobian(inequality, x, family.num_ineq, sign=-1.0),
-            },
-        ]
-        results = [
-            minimize(
-                objective,
-                start,
-                jac=True,
-                method="SLSQP",
-                bounds=bounds,
-                constraints=constraints,
-                options=SLSQP_OPTIONS,
-            )
-            for start in starts
-        ]
+        results = [minimize_from(x, start) for start in starts]
         successes = np.array([result.success for result in results], dtype=bool)
         candidates = np.vstack([result.x for result in results])
         check = check_points(cpu_family, x.expand(len(starts), -1), candidates)
@@ -270,6 +255,55 @@ def _slsqp_instance_solver(
         return candidates[best], bool(successes[best])
 
     return solve_one
+
+
+def slsqp_problem(
+    family: ConstrainedFamily, ftol: float | None = None
+) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, bool]]:
+    """solve_from(x, start) -> (point, ok): one SLSQP solve of instance x [num_eq] from `start`;
+    ok = SLSQP reported success and the point passed the check at `FEASIBILITY_TOLERANCE`.
+    `ftol` None: scipy's default (1e-6)."""
+    cpu_family = family.to("cpu")
+    options = {"maxiter": SLSQP_OPTIONS["maxiter"]} | ({} if ftol is None else {"ftol": ftol})
+    minimize_from = _slsqp_minimizer(cpu_family, options)
+
+    def solve_from(x: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, bool]:
+        parameters = torch.from_numpy(np.asarray(x, dtype=np.float64)).unsqueeze(0)
+        result = minimize_from(parameters, start)
+        check = check_points(cpu_family, parameters, result.x[None])
+        return result.x, bool(result.success and check.feasible(FEASIBILITY_TOLERANCE)[0])
+
+    return solve_from
+
+
+def _slsqp_minimizer(family: ConstrainedFamily, options: dict) -> Callable:
+    """minimize_from(x [1, num_eq], start) -> scipy OptimizeResult of SLSQP with autograd
+    gradients and Jacobians (CPU family)."""
+    A = family.A.numpy()
+    bounds = None if family.box_bound is None else Bounds(-family.box_bound, family.box_bound)
+
+    def minimize_from(x: Tensor, start: np.ndarray) -> object:
+        inequality = family.problem_ineq_residual
+        constraints = [
+            {"type": "eq", "fun": _residual(family.eq_residual, x), "jac": lambda _: A},
+            {
+                "type": "ineq",  # scipy's convention is fun(y) >= 0
+                "fun": _residual(inequality, x, sign=-1.0),
+                "jac": _jacobian(inequality, x, family.num_ineq, sign=-1.0),
+            },
+        ]
+        objective = _value_and_gradient(family.objective, x)
+        return minimize(
+            objective,
+            start,
+            jac=True,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=constraints,
+            options=options,
+        )
+
+    return minimize_from
 
 
 def _null_space(A: Tensor) -> np.ndarray:

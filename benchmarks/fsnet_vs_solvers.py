@@ -1,0 +1,219 @@
+"""FSNet against the reference solvers used at their best (set up once, warm-started, parallel).
+
+Per family: FSNet trains once (seed 0, the `benchmarks.fsnet` settings), then solves the cached
+test set as one batch; the same instances are solved by
+- the from-scratch reference (`solve_reference`: cvxpy + Clarabel, SLSQP for nonconvex
+  families; the column the FSNet page reported its speedups against),
+- every parametric solver that takes the family (`problems.constrained.parametric_solvers`) at
+  each tolerance of a sweep (the solver's default first), warm-started, one process,
+- the "matched" setting, the loosest tolerance of the sweep whose points are all feasible
+  (1e-6) and whose mean gap is at most FSNet's, also run on `--workers` processes.
+Gaps are relative to the from-scratch reference's objective. Time per instance as the batch
+grows (1, 32, 1024 instances) for FSNet (one batch) and for the matched solver (set-up
+included). Every point of every method goes through the family's own residuals.
+
+    OMP_NUM_THREADS=1 python -m benchmarks.fsnet_vs_solvers --families convex_qp
+
+writes benchmarks/results/fsnet_vs_solvers.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+
+from benchmarks.fsnet import build, fit, test
+from datamodules.constrained_problems import ConstrainedProblemDataModule
+from problems.constrained import ProblemSpec
+from problems.constrained.linear import LinearInequalityFamily
+from problems.constrained.parametric_solvers import ParametricRun, solve_parametric
+from problems.constrained.reference_solvers import solve_reference
+
+RESULTS = Path(__file__).resolve().parent / "results"
+WARM, COLD = True, False
+SWEEP = {
+    "osqp": [(None, WARM), (1e-4, WARM), (1e-5, WARM), (1e-6, WARM), (1e-7, WARM)],
+    "clarabel": [(None, COLD), (1e-5, COLD), (1e-3, COLD)],
+    "cvxpy": [(None, WARM), (1e-5, WARM), (1e-3, WARM)],
+    # warm starts move SLSQP to another local optimum (tests): both are reported
+    "slsqp": [(None, WARM), (None, COLD), (1e-4, COLD), (1e-9, COLD)],
+}
+
+
+def solvers_for(family: object) -> list[str]:
+    """The parametric solvers that take `family`."""
+    if not family.is_convex:
+        return ["slsqp"]
+    if isinstance(family, LinearInequalityFamily):
+        return ["osqp", "clarabel"]
+    return ["cvxpy"]
+
+
+def summary(run: ParametricRun, reference: np.ndarray) -> dict[str, float]:
+    """Wall time, feasibility and gap of one parametric run against the reference objectives."""
+    solutions = run.solutions
+    gap = (solutions.objectives - reference) / np.abs(reference)
+    return {
+        "wall_seconds": run.wall_seconds,
+        "setup_seconds": run.setup_seconds,
+        "feasible": float(solutions.accepted.mean()),
+        "gap_mean": float(np.nanmean(gap)),
+        "gap_max": float(np.nanmax(gap)),
+        "max_eq": float(solutions.max_eq_violation.max()),
+        "max_ineq": float(solutions.max_ineq_violation.max()),
+    }
+
+
+def fsnet_times(model: object, x: torch.Tensor, sizes: list[int]) -> dict[int, float]:
+    """Seconds per instance of FSNet solving the first `size` instances as one batch (after one
+    untimed warm-up solve)."""
+    model.timed_solve(x[:1])
+    return {size: model.timed_solve(x[:size])[1] / size for size in sizes}
+
+
+def run_family(name: str, args: argparse.Namespace) -> dict:
+    """Train FSNet, then time it and every solver setting on the family's test set."""
+    problem = ProblemSpec(name, num_vars=args.num_vars, num_eq=args.num_eq, num_ineq=args.num_ineq)
+    data = ConstrainedProblemDataModule(
+        problem,
+        train_size=args.train_size,
+        val_size=1,
+        test_size=args.test_size,
+        batch_size=args.batch,
+        eval_batch_size=args.test_size,
+        cache_dir=str(args.cache_dir),
+    )
+    data.prepare_data()
+    data.setup("fit")
+    x = data.datasets["test"].tensors[0]
+    family = data.family
+    scratch = solve_reference(family, x)
+    reference = scratch.objectives
+    L.seed_everything(0, verbose=False)
+    model = build("fsnet", problem, args)
+    trainer, train_seconds = fit(model, data, args.epochs, args.lr)
+    fsnet = test(trainer, model, data) | {"train_seconds": train_seconds}
+    fsnet["per_instance"] = fsnet_times(model, x, args.batch_sizes)
+    print(name, "fsnet", json.dumps(fsnet), flush=True)
+    row: dict = {
+        "fsnet": fsnet,
+        "scratch": {"wall_seconds": float(scratch.solve_times.sum()), "solver": scratch.solver},
+        "solvers": {},
+    }
+    for solver in solvers_for(family):
+        for tolerance, warm in SWEEP[solver]:
+            result = summary(solve_parametric(family, x, solver, tolerance, warm), reference)
+            key = f"{solver} {tolerance or 'default'} {'warm' if warm else 'cold'}"
+            row["solvers"][key] = result
+            print(name, key, json.dumps(result), flush=True)
+    matched = [
+        (key, result)
+        for key, result in row["solvers"].items()
+        if result["feasible"] == 1.0 and result["gap_mean"] <= fsnet["objective_gap_mean"]
+    ]
+    if matched:
+        key, result = min(matched, key=lambda item: item[1]["wall_seconds"])
+        solver, tolerance, start = key.split()
+        setting = (solver, None if tolerance == "default" else float(tolerance), start == "warm")
+        parallel = solve_parametric(family, x, *setting, workers=args.workers)
+        scaling = {
+            size: solve_parametric(family, x[:size], *setting).wall_seconds / size
+            for size in args.batch_sizes
+        }
+        row["matched"] = {
+            "setting": key,
+            "wall_seconds": result["wall_seconds"],
+            "parallel_seconds": parallel.wall_seconds,
+            "per_instance": scaling,
+        }
+        print(name, "matched", json.dumps(row["matched"]), flush=True)
+    return row
+
+
+def markdown(results: dict, args: argparse.Namespace) -> str:
+    """The per-family tables: every solver setting, then the speedups and batch scaling."""
+    lines = [
+        f"FSNet vs solvers at their best: {args.num_vars} variables, {args.num_eq} equalities, "
+        f"{args.num_ineq} inequalities; {args.test_size} test instances; FSNet {args.epochs} "
+        "epochs, seed 0; one thread per process; gaps vs the from-scratch reference.",
+        "",
+    ]
+    for name, row in results.items():
+        fsnet, scratch = row["fsnet"], row["scratch"]
+        lines += [
+            f"### {name}",
+            "",
+            "| method | seconds for the batch | FSNet speedup | feasible | gap mean | gap max |",
+            "|---|---|---|---|---|---|",
+            f"| FSNet (one batch) | {fsnet['batch_seconds']:.3f} | 1.0x | "
+            f"{fsnet['feasible_rate']:.3f} | {fsnet['objective_gap_mean']:.2e} | "
+            f"{fsnet['objective_gap_max']:.2e} |",
+            f"| from scratch ({scratch['solver']}, reference) | {scratch['wall_seconds']:.2f} | "
+            f"{scratch['wall_seconds'] / fsnet['batch_seconds']:.1f}x | 1.000 | 0 | 0 |",
+        ]
+        for key, result in row["solvers"].items():
+            lines.append(
+                f"| {key} | {result['wall_seconds']:.2f} | "
+                f"{result['wall_seconds'] / fsnet['batch_seconds']:.1f}x | "
+                f"{result['feasible']:.3f} | {result['gap_mean']:.1e} | {result['gap_max']:.1e} |"
+            )
+        matched = row.get("matched")
+        if matched is None:
+            lines += ["", "No solver setting matched FSNet's gap with every point feasible.", ""]
+            continue
+        lines += [
+            f"| matched ({matched['setting']}) on {args.workers} processes | "
+            f"{matched['parallel_seconds']:.2f} | "
+            f"{matched['parallel_seconds'] / fsnet['batch_seconds']:.1f}x | | | |",
+            "",
+            "| instances | FSNet ms / instance | matched solver ms / instance |",
+            "|---|---|---|",
+        ]
+        for size in args.batch_sizes:
+            lines.append(
+                f"| {size} | {1e3 * fsnet['per_instance'][size]:.3f} | "
+                f"{1e3 * matched['per_instance'][size]:.3f} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the families, print and write the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", nargs="+", default=["convex_qp"])
+    parser.add_argument("--num-vars", type=int, default=100)
+    parser.add_argument("--num-eq", type=int, default=50)
+    parser.add_argument("--num-ineq", type=int, default=50)
+    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--train-size", type=int, default=4096)
+    parser.add_argument("--test-size", type=int, default=1024)
+    parser.add_argument("--train-iter", type=int, default=20)
+    parser.add_argument("--unrolled-iter", type=int, default=10)
+    parser.add_argument("--test-iter", type=int, default=50)
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 32, 1024])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))
+    parser.add_argument("--output", default="fsnet_vs_solvers")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    results = {name: run_family(name, args) for name in args.families}
+    text = markdown(results, args)
+    print(text)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    (args.output_dir / f"{args.output}.md").write_text(text)
+    record = {"args": {k: str(v) for k, v in vars(args).items()}, "results": results}
+    (args.output_dir / f"{args.output}.json").write_text(json.dumps(record, indent=1))
+
+
+if __name__ == "__main__":
+    main()
