@@ -62,7 +62,7 @@ class Diverse(NodeMethod):
         self.sampler = BatchSampler(batch_distribution, batch_size, self.shard_size)
         p = batch_size / self.shard_size if snapshot_probability is None else snapshot_probability
         beta = p if beta is None else beta
-        for name, value in (("alpha", alpha), ("beta", beta), ("snapshot_probability", p)):
+        for name, value in (("snapshot_probability", p), ("alpha", alpha), ("beta", beta)):
             low, high = (0.0, float("inf")) if name == "alpha" else (0.0, 1.0)
             if not low <= value <= high:
                 raise ValueError(f"{name}: must be in [{low}, {high}], got {value}")
