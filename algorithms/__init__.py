@@ -2,4 +2,5 @@
 testers), order_statistics (extreme order statistics), generalization (tight-generalization
 diagnostic of any training config), submodular_streaming (streaming stochastic submodular
 recommendation with on-demand visits), learning_rules (learning rules derived as optimal
-control of a partially observed quadratic landscape)."""
+control of a partially observed quadratic landscape), diverse (decentralized
+variance-reduced optimistic gradient for finite-sum minimax on torch.distributed)."""
