@@ -12,7 +12,7 @@ first). Time = wall seconds of that batch / instances (one decoding, `--threads`
 Reference: PyVRP with a fixed budget of `--iterations` iterations per instance (seed 0,
 `problems.vrp.pyvrp_solver`); gap = mean over instances of 100 (cost - reference) / reference.
 Every solution passes the validator (`validate_batch` raises otherwise).
-Writes benchmarks/results/mtlkd_candidates.{json,md}.
+Writes benchmarks/results/<--output, default mtlkd_candidates>.{json,md}.
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--student", default="weights/mtlkd/student_n50.pt")
     parser.add_argument("--convention", choices=["routefinder", "mvmoe"], default="routefinder")
+    parser.add_argument("--output", default="mtlkd_candidates", help="results file stem")
     args = parser.parse_args()
     if len(args.instances) != len(args.sizes):
         parser.error("--instances needs one value per --sizes value")
@@ -114,9 +115,9 @@ def main() -> None:
     rows = measure(args)
     RESULTS.mkdir(exist_ok=True)
     payload = {"config": {**vars(args), "variant": "CVRP"}, "rows": rows}
-    (RESULTS / "mtlkd_candidates.json").write_text(json.dumps(payload, indent=2))
+    (RESULTS / f"{args.output}.json").write_text(json.dumps(payload, indent=2))
     text = table(rows, args)
-    (RESULTS / "mtlkd_candidates.md").write_text(text)
+    (RESULTS / f"{args.output}.md").write_text(text)
     print(text)
 
 
