@@ -36,6 +36,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
 from callbacks.fit_summary import FitSummary
+from callbacks.forward_only import ForwardOnly
 from callbacks.latest_checkpoint import LatestCheckpoint
 from callbacks.save_config import LoggerSaveConfigCallback
 from callbacks.sharpness_guard import SharpnessGuard
@@ -160,7 +161,7 @@ class OptiforgeCLI(LightningCLI):
             parser_class=OptiforgeArgumentParser,
             trainer_defaults={
                 "logger": {"class_path": WANDB_LOGGER},
-                "callbacks": [FitSummary(), SharpnessGuard(), WandbRunId()],
+                "callbacks": [FitSummary(), SharpnessGuard(), ForwardOnly(), WandbRunId()],
             },
             seed_everything_default=0,
             args=args,

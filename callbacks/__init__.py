@@ -9,6 +9,7 @@ from lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
     from callbacks.fit_summary import FitSummary
+    from callbacks.forward_only import ForwardOnly
     from callbacks.latest_checkpoint import LatestCheckpoint
     from callbacks.save_config import LoggerSaveConfigCallback
     from callbacks.sharpness_guard import SharpnessGuard
@@ -20,6 +21,7 @@ __all__ = [
     "lagrangian_step",
     "require_dual_updates",
     "FitSummary",
+    "ForwardOnly",
     "LatestCheckpoint",
     "LoggerSaveConfigCallback",
     "OptiforgeWandbLogger",
@@ -33,6 +35,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "callbacks.dual_updates": ("DualUpdates", "lagrangian_step", "require_dual_updates"),
         "callbacks.fit_summary": ("FitSummary",),
+        "callbacks.forward_only": ("ForwardOnly",),
         "callbacks.latest_checkpoint": ("LatestCheckpoint",),
         "callbacks.save_config": ("LoggerSaveConfigCallback",),
         "callbacks.sharpness_guard": ("SharpnessGuard",),

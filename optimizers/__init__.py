@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
     from optimizers.scion_groups import scion_param_groups
     from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
+    from optimizers.zeroth_order import MeZO, TelescopingZO
 
 __all__ = [
     "BayesCurvature",
@@ -48,6 +49,8 @@ __all__ = [
     "scion_param_groups",
     "ClipNSGDHess",
     "NSGDHess",
+    "MeZO",
+    "TelescopingZO",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -80,5 +83,6 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "optimizers.scion_groups": ("scion_param_groups",),
         "optimizers.sharpness_pass": ("SharpnessPass", "sharpness_pass"),
+        "optimizers.zeroth_order": ("MeZO", "TelescopingZO"),
     },
 )
