@@ -17,6 +17,7 @@ import yaml
 PROJECT = Path(__file__).resolve().parents[1]
 HEAVY = ("lightning", "torch_geometric", "pyvrp", "cvxpy")
 LAZY_PACKAGES = (
+    "algorithms.covering",
     "algorithms.diverse",
     "algorithms.generalization",
     "algorithms.learning_rules",
