@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 import lightning as L
@@ -76,6 +77,32 @@ def fsnet_times(model: object, x: torch.Tensor, sizes: list[int]) -> dict[int, f
     return {size: model.timed_solve(x[:size])[1] / size for size in sizes}
 
 
+def profile_feasibility(model: object, x: torch.Tensor) -> dict[str, float]:
+    """Where FSNet's batch time goes: the network, the feasibility step, its iterations (the
+    batch runs until its slowest row is feasible) and violation evaluations (one per gradient,
+    one per line-search trial)."""
+    calls = [0]
+
+    def violation(y: torch.Tensor) -> torch.Tensor:
+        calls[0] += 1
+        return model.family.squared_violation(y, x)
+
+    with torch.no_grad():
+        start = time.perf_counter()
+        predicted = model.predictor(x)
+        network = time.perf_counter() - start
+    start = time.perf_counter()
+    result = model.test_seeker(violation, predicted)
+    seconds = time.perf_counter() - start
+    return {
+        "network_seconds": network,
+        "feasibility_seconds": seconds,
+        "iterations": result.iterations,
+        "violation_evaluations": calls[0],
+        "seconds_per_iteration": seconds / max(1, result.iterations),
+    }
+
+
 def run_family(name: str, args: argparse.Namespace) -> dict:
     """Train FSNet, then time it and every solver setting on the family's test set."""
     problem = ProblemSpec(name, num_vars=args.num_vars, num_eq=args.num_eq, num_ineq=args.num_ineq)
@@ -99,6 +126,7 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     trainer, train_seconds = fit(model, data, args.epochs, args.lr)
     fsnet = test(trainer, model, data) | {"train_seconds": train_seconds}
     fsnet["per_instance"] = fsnet_times(model, x, args.batch_sizes)
+    fsnet["profile"] = profile_feasibility(model, x)
     print(name, "fsnet", json.dumps(fsnet), flush=True)
     row: dict = {
         "fsnet": fsnet,
@@ -135,6 +163,39 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     return row
 
 
+def matched_lines(row: dict, args: argparse.Namespace) -> list[str]:
+    """The matched solver on several processes and the per-instance times as the batch grows."""
+    matched, fsnet = row.get("matched"), row["fsnet"]
+    if matched is None:
+        return ["", "No solver setting matched FSNet's gap with every point feasible.", ""]
+    lines = [
+        f"| matched ({matched['setting']}) on {args.workers} processes | "
+        f"{matched['parallel_seconds']:.2f} | "
+        f"{matched['parallel_seconds'] / fsnet['batch_seconds']:.1f}x | | | |",
+        "",
+        "| instances | FSNet ms / instance | matched solver ms / instance |",
+        "|---|---|---|",
+    ]
+    for size in args.batch_sizes:
+        lines.append(
+            f"| {size} | {1e3 * fsnet['per_instance'][size]:.3f} | "
+            f"{1e3 * matched['per_instance'][size]:.3f} |"
+        )
+    return [*lines, ""]
+
+
+def profile_lines(profile: dict[str, float], batch: int) -> list[str]:
+    """One sentence on where FSNet's batch time goes."""
+    return [
+        f"FSNet's batch of {batch}: network {profile['network_seconds']:.3f} s, "
+        f"feasibility step {profile['feasibility_seconds']:.3f} s = "
+        f"{profile['iterations']} L-BFGS iterations x "
+        f"{1e3 * profile['seconds_per_iteration']:.1f} ms "
+        f"({profile['violation_evaluations']} violation evaluations incl. line search).",
+        "",
+    ]
+
+
 def markdown(results: dict, args: argparse.Namespace) -> str:
     """The per-family tables: every solver setting, then the speedups and batch scaling."""
     lines = [
@@ -162,24 +223,7 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
                 f"{result['wall_seconds'] / fsnet['batch_seconds']:.1f}x | "
                 f"{result['feasible']:.3f} | {result['gap_mean']:.1e} | {result['gap_max']:.1e} |"
             )
-        matched = row.get("matched")
-        if matched is None:
-            lines += ["", "No solver setting matched FSNet's gap with every point feasible.", ""]
-            continue
-        lines += [
-            f"| matched ({matched['setting']}) on {args.workers} processes | "
-            f"{matched['parallel_seconds']:.2f} | "
-            f"{matched['parallel_seconds'] / fsnet['batch_seconds']:.1f}x | | | |",
-            "",
-            "| instances | FSNet ms / instance | matched solver ms / instance |",
-            "|---|---|---|",
-        ]
-        for size in args.batch_sizes:
-            lines.append(
-                f"| {size} | {1e3 * fsnet['per_instance'][size]:.3f} | "
-                f"{1e3 * matched['per_instance'][size]:.3f} |"
-            )
-        lines.append("")
+        lines += matched_lines(row, args) + profile_lines(fsnet["profile"], args.test_size)
     return "\n".join(lines)
 
 
