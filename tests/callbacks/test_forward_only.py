@@ -13,7 +13,7 @@ from callbacks import ForwardOnly, SharpnessGuard
 from datamodules import DigitsDataModule
 from lightning_modules import Classifier
 from optimizers import MeZO, TelescopingZO
-from tests.cli_helpers import DEFAULT_CONFIG, run_cli
+from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli, run_train_py
 
 
 class ZOClassifier(Classifier):
@@ -128,3 +128,51 @@ def test_cli_fit_resumes_exactly(in_tmp_dir: Path) -> None:
     )
     assert not all(torch.equal(full[n], stopped[n]) for n in full)
     assert all(torch.equal(full[n], resumed[n]) for n in full)
+
+
+class RanksAgree(L.Callback):
+    """At the end of fit, every rank holds the same weights (else the run fails)."""
+
+    def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        flat = torch.cat([p.detach().flatten() for p in pl_module.parameters()])
+        gathered = trainer.strategy.all_gather(flat)
+        if not all(torch.equal(gathered[0], other) for other in gathered[1:]):
+            raise RuntimeError("ranks disagree")
+
+
+@pytest.mark.slow
+def test_lightning_ddp_two_processes_stay_in_sync(tmp_path: Path) -> None:
+    """`--trainer.strategy ddp` on 2 gloo processes: each rank its own directions and batch, the
+    scalars all-gathered, both ranks end on the same weights after 6 MeZO steps."""
+    result = run_train_py(
+        "fit",
+        "--config",
+        str(DEFAULT_CONFIG),
+        "--trainer.devices",
+        "2",
+        "--trainer.strategy",
+        "ddp",
+        "--data.batch_size",
+        "32",
+        "--trainer.max_steps",
+        "6",
+        "--trainer.limit_val_batches",
+        "0",
+        "--trainer.logger",
+        "false",
+        "--trainer.enable_progress_bar",
+        "false",
+        "--test_after_fit",
+        "false",
+        "--optimizer",
+        "optimizers.MeZO",
+        "--optimizer.lr",
+        "1e-4",
+        "--trainer.callbacks+=tests.callbacks.test_forward_only.RanksAgree",
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    checkpoint = torch.load(next(tmp_path.rglob("last.ckpt")), weights_only=False)
+    assert checkpoint["global_step"] == 6
+    assert checkpoint["optimizer_states"][0]["zo_steps"] == 6
