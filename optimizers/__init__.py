@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from optimizers.bayes_curvature import BayesCurvature
     from optimizers.constraint_residual import ConstraintResidual, equality, inequality
     from optimizers.dual_ascent import DualAscent
+    from optimizers.hessian_reuse_agd import HessianReuseAGD, hessian_reuse_agd
     from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
     from optimizers.msam import MSAM
     from optimizers.nsam import NSAM
@@ -25,6 +26,8 @@ __all__ = [
     "BayesCurvature",
     "ConstraintResidual",
     "DualAscent",
+    "HessianReuseAGD",
+    "hessian_reuse_agd",
     "equality",
     "inequality",
     "MSAM",
@@ -59,6 +62,7 @@ __getattr__, __dir__ = lazy_exports(
         "optimizers.bayes_curvature": ("BayesCurvature",),
         "optimizers.constraint_residual": ("ConstraintResidual", "equality", "inequality"),
         "optimizers.dual_ascent": ("DualAscent",),
+        "optimizers.hessian_reuse_agd": ("HessianReuseAGD", "hessian_reuse_agd"),
         "optimizers.lmo": (
             "LMO",
             "LMOS",
