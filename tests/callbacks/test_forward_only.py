@@ -15,6 +15,9 @@ from lightning_modules import Classifier
 from optimizers import MeZO, TelescopingZO
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli, run_train_py
 
+QUIET = ["--trainer.logger", "false", "--trainer.enable_progress_bar", "false"]
+QUIET += ["--test_after_fit", "false"]
+
 
 class ZOClassifier(Classifier):
     """The reference classifier with a zeroth-order optimizer chosen in Python."""
@@ -100,12 +103,7 @@ def fit(directory: Path, *extra: str) -> dict[str, torch.Tensor]:
         "zipf",
         "--trainer.limit_train_batches",
         "5",
-        "--trainer.logger",
-        "false",
-        "--trainer.enable_progress_bar",
-        "false",
-        "--test_after_fit",
-        "false",
+        *QUIET,
         "--checkpoint.dirpath",
         str(directory),
         *extra,
@@ -158,12 +156,7 @@ def test_lightning_ddp_two_processes_stay_in_sync(tmp_path: Path) -> None:
         "6",
         "--trainer.limit_val_batches",
         "0",
-        "--trainer.logger",
-        "false",
-        "--trainer.enable_progress_bar",
-        "false",
-        "--test_after_fit",
-        "false",
+        *QUIET,
         "--optimizer",
         "optimizers.MeZO",
         "--optimizer.lr",
