@@ -22,6 +22,7 @@ SYSTEM_PAGES = [
     "statistical_tools",
     "submodular_streaming",
     "learning_rules",
+    "diverse",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
