@@ -23,6 +23,7 @@ SYSTEM_PAGES = [
     "submodular_streaming",
     "learning_rules",
     "diverse",
+    "covering",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
