@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-iterations", type=int, default=4000)
     parser.add_argument("--log-every", type=int, default=10)
     parser.add_argument("--timing-iterations", type=int, default=40)
+    parser.add_argument("--timed-methods", nargs="*", choices=METHODS, default=["diverse", "gt_eg"])
     parser.add_argument("--iid", action="store_true", help="shuffled shards instead of by target")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
                 settings = method_settings(name, base, rounds, shards[0].shape[1], args)
                 best = tune(settings, args.steps, *shards, min(args.targets))
                 run = {"step": best["step"], "alpha": best["alpha"], "history": best["history"]}
-                if name in ("diverse", "gt_eg"):
+                if name in args.timed_methods:
                     tuned = replace(settings, step_size=best["step"], alpha=best["alpha"])
                     run["seconds_per_round"] = timing(tuned, args.timing_iterations, by_target)
                 cell["methods"][name] = run
