@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from torch import Tensor
+
 from algorithms.diverse import (
     RunSettings,
     load_compas_regression,
@@ -37,7 +39,9 @@ from problems.data_paths import data_path
 METHODS = ("diverse", "diverse_full_batch", "gt_eg", "gt_eg_fastmix", "centralized_ogda")
 
 
-def method_settings(name: str, base: RunSettings, rounds: int, shard: int, args) -> RunSettings:
+def method_settings(
+    name: str, base: RunSettings, rounds: int, shard: int, args: argparse.Namespace
+) -> RunSettings:
     """The run of `name` (before the step size): DIVERSE with random batches of mean b, DIVERSE
     in the notes' full-batch regime (b = n, p = beta = 0), GT-EG with one plain gossip round or
     with FastMix, and all-reduce OGDA."""
@@ -61,7 +65,9 @@ def to_target(history: list[dict], target: float, key: str) -> float | None:
     return next((row[key] for row in history if row["distance"] <= target * start), None)
 
 
-def tune(settings: RunSettings, steps: list[float], features, targets, target: float) -> dict:
+def tune(
+    settings: RunSettings, steps: list[float], features: Tensor, targets: Tensor, target: float
+) -> dict:
     """Runs every step size; keeps the one reaching `target` in the fewest rounds (else the
     smallest final distance)."""
     best = None

@@ -112,6 +112,7 @@ class Mixer:
         self.momentum = chebyshev_momentum(communicator.topology.lambda2) if accelerated else 0.0
 
     def __call__(self, state: Tensor) -> Tensor:
+        """`rounds` gossip rounds applied to the held rows `state` [R, D]."""
         previous, current = state, state
         for _ in range(self.rounds):
             mixed = self.communicator.mix_once(current)

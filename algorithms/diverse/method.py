@@ -47,6 +47,7 @@ class NodeMethod:
 
     @property
     def shard_size(self) -> int:
+        """n, the samples each node holds."""
         return self.features.shape[1]
 
     def full_operator(self, z: Tensor) -> Tensor:

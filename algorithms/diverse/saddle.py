@@ -45,6 +45,7 @@ class SaddleReference:
 
     @property
     def dim(self) -> int:
+        """d, the size of x (and of y)."""
         return self.cross.shape[0]
 
     def saddle(self) -> Tensor:

@@ -55,9 +55,11 @@ class RunSettings:
             raise ValueError(f"step_size: must be > 0, got {self.step_size}")
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (JSON records, command-line flags)."""
         return asdict(self)
 
     def problem(self) -> RobustRegression:
+        """The saddle problem with these lambdas."""
         return RobustRegression(self.lambda_x, self.lambda_y)
 
     def build(self, features: Tensor, targets: Tensor, communicator: Communicator) -> NodeMethod:
