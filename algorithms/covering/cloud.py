@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from algorithms.covering.radius import check_centres, nearest_distance
-from algorithms.covering.region import check_finite_positive
+from algorithms.covering.validation import check_finite_positive
 
 
 def cloud_radius(points: Tensor, centres: Tensor) -> Tensor:

@@ -15,7 +15,8 @@ from torch import Tensor
 
 from algorithms.covering.radius import covering_radius
 from algorithms.covering.region import Region
-from algorithms.covering.smoothed import SmoothedZerothOrder, check_count
+from algorithms.covering.smoothed import SmoothedZerothOrder
+from algorithms.covering.validation import check_count
 
 
 @dataclass(frozen=True)

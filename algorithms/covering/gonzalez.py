@@ -13,7 +13,7 @@ from torch import Tensor
 from algorithms.covering.cover import Cover
 from algorithms.covering.radius import covering_radius
 from algorithms.covering.region import Region
-from algorithms.covering.smoothed import check_count
+from algorithms.covering.validation import check_count
 
 
 def farthest_point(points: Tensor, n: int, first: Tensor) -> Tensor:

@@ -16,7 +16,7 @@ from scipy.optimize import minimize
 from algorithms.covering.cover import Cover, random_starts
 from algorithms.covering.radius import covering_radius
 from algorithms.covering.region import Region
-from algorithms.covering.smoothed import check_count
+from algorithms.covering.validation import check_count
 
 
 def nelder_mead_cover(region: Region, n: int, evaluations: int, seed: int = 0) -> Cover:

@@ -19,7 +19,8 @@ import math
 import torch
 from torch import Tensor
 
-from algorithms.covering.region import Region, check_finite_positive
+from algorithms.covering.region import Region
+from algorithms.covering.validation import check_finite_positive
 
 
 def nearest_distance(points: Tensor, centres: Tensor) -> Tensor:

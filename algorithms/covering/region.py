@@ -9,19 +9,12 @@ flagging a circle whose inside is removed. Membership is the even-odd rule for s
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
-
-def check_finite_positive(name: str, value: float) -> None:
-    """`value` must be a finite number > 0 (a radius, a grid step, a smoothing scale)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+from algorithms.covering.validation import check_finite_positive
 
 
 @dataclass(frozen=True)

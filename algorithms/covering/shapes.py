@@ -11,7 +11,8 @@ import math
 
 import torch
 
-from algorithms.covering.region import Region, check_finite_positive
+from algorithms.covering.region import Region
+from algorithms.covering.validation import check_finite_positive
 
 # A nonconvex "comb": three teeth on a base, 12 vertices (the paper tests nonconvex sets; its own
 # list is not published, so this one is ours).

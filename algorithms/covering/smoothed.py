@@ -17,15 +17,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from algorithms.covering.region import check_finite_positive
+from algorithms.covering.validation import check_count, check_finite_positive
 
 Objective = Callable[[Tensor], Tensor]  # centres [B, n, 2] -> radius [B]
-
-
-def check_count(name: str, value: int) -> None:
-    """`value` must be an integer >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
 
 
 @dataclass(frozen=True)
