@@ -34,14 +34,20 @@ def farthest_point(points: Tensor, n: int, first: Tensor) -> Tensor:
 
 
 def gonzalez_cover(
-    region: Region, n: int, step: float = 0.01, restarts: int = 32, seed: int = 0
+    region: Region,
+    n: int,
+    step: float = 0.01,
+    restarts: int = 32,
+    seed: int = 0,
+    device: str = "cpu",
 ) -> Cover:
     """Best of `restarts` farthest-point runs on the grid of spacing `step` inside K."""
     check_count("restarts", restarts)
-    points = region.grid(step)
-    generator = torch.Generator().manual_seed(seed)
-    first = torch.randint(points.shape[0], (restarts,), generator=generator)
+    on_device = region.to(device)
+    points = on_device.grid(step)
+    generator = torch.Generator(device).manual_seed(seed)
+    first = torch.randint(points.shape[0], (restarts,), generator=generator, device=device)
     centres = farthest_point(points, n, first)
-    radii = covering_radius(region, centres)
+    radii = covering_radius(on_device, centres)
     best = int(radii.argmin())
-    return Cover(centres[best], float(radii[best]), radii, 0)
+    return Cover(centres[best].cpu(), float(radii[best]), radii.cpu(), 0)

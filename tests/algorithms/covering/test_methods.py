@@ -59,10 +59,10 @@ def test_farthest_point_rule_on_a_hand_made_cloud() -> None:
     assert torch.equal(centres[0], points[[0, 3, 1]])
 
 
-def test_gonzalez_is_within_its_factor_two_on_the_square() -> None:
+def test_gonzalez_is_within_its_factor_two_on_the_square(device: str) -> None:
     """Gonzalez's radius on the square is between the optimum and twice it (plus grid slack)."""
     for n in (1, 4):
-        cover = gonzalez_cover(unit_square(), n, step=0.05, restarts=4)
+        cover = gonzalez_cover(unit_square(), n, step=0.05, restarts=4, device=device)
         known = KNOWN_RADII["square"][n]
         assert known - 1e-9 <= cover.radius <= 2 * known + 0.05
 

@@ -8,6 +8,7 @@ import torch
 from algorithms.covering import (
     SmoothedZerothOrder,
     annulus,
+    cloud_radius,
     covering_radius,
     gonzalez_cover,
     membership_cloud,
@@ -64,7 +65,8 @@ def test_non_compact_or_empty_polygons_fail(wkt: str) -> None:
 
 
 def test_other_set_descriptions_fail_by_name() -> None:
-    """Unknown set names, bad annulus radii, an empty membership set, a point are refused."""
+    """Unknown set names, bad annulus radii, empty membership sets and clouds, a point, and
+    centres of the wrong shape are refused."""
     with pytest.raises(ValueError, match="set must be one of"):
         named("triangle")
     with pytest.raises(ValueError, match="inner must be"):
@@ -75,5 +77,7 @@ def test_other_set_descriptions_fail_by_name() -> None:
         membership_cloud(lambda p: p[:, 0] > 5, (0.0, 0.0, 1.0, 1.0), 0.1)
     with pytest.raises(ValueError, match="shape must be a shapely Polygon"):
         polygon("POINT (0 0)")
+    with pytest.raises(ValueError, match="points must be a non-empty"):
+        cloud_radius(torch.zeros((0, 2)), torch.zeros((1, 2)))
     with pytest.raises(ValueError, match="centres must"):
         covering_radius(unit_square(), torch.zeros((0, 2)))
