@@ -4,7 +4,8 @@ Belief model (ours): per coordinate L = ½ h x², x ~ N(0, s²) unknown (the pri
 distance to the optimum), so the gradient g = h x ~ N(0, τ), τ = h² s². A Gamma(a, b) belief on
 the precision 1/τ is conjugate; forgetting β₂ (a drifting landscape) gives a_t = β₂ a_{t-1} + ½,
 b_t = β₂ b_{t-1} + ½ g_t², and E[h] = E[√τ] / s = √b_t Γ(a_t - ½) / (s Γ(a_t)). The one-step
-Bayes update is u = -g / E[h] (`optimizers.BayesCurvature`); Adam's is u = -s g / √v̂_t.
+Bayes update is u = -g / E[h] (the rule `optimizers.BayesCurvature` implements); Adam's is
+u = -s g / √v̂_t.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from optimizers.bayes_curvature import gamma_ratio
+from scipy.special import poch
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ def infer_curvature(
     for t, g in enumerate(grads):
         shape = beta2 * shape + 0.5
         rate = beta2 * rate + 0.5 * g**2
-        ratio = gamma_ratio(shape)
+        # Γ(a) / Γ(a - ½) = poch(a - ½, ½); E[√τ] is infinite for a <= ½ (no step)
+        ratio = poch(shape - 0.5, 0.5) if shape > 0.5 else 0.0
         mean[t] = np.inf if ratio == 0 else np.sqrt(rate) / (ratio * scale)
         second_moment = beta2 * second_moment + (1 - beta2) * g**2
         adam[t] = np.sqrt(second_moment / (1 - beta2 ** (t + 1))) / scale

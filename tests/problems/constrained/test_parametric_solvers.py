@@ -99,6 +99,7 @@ def test_two_processes_match_one() -> None:
     ],
 )
 def test_bad_arguments_fail_by_name(name: str, kwargs: dict, field: str) -> None:
+    """Unknown solvers, solvers that cannot take the family, bad tolerances or workers."""
     problem = family(name)
     with pytest.raises(ValueError, match=field):
         solve_parametric(problem, problem.sample_parameters(2, seed=0), **kwargs)
