@@ -141,8 +141,8 @@ class ZerothOrder(Optimizer):
         lr_of = {p: group["lr"] for group in self.param_groups for p in group["params"]}
         for r, values in enumerate(gathered):
             for k, value in enumerate(values.tolist()):
-                for p, v in self._direction(r, k).scaled(1.0):
-                    p.add_(v, alpha=-lr_of[p] * value / count)
+                for p, piece, v in self._direction(r, k).scaled(1.0):
+                    piece.add_(v, alpha=-lr_of[p] * value / count)
         self.steps += 1
         return torch.tensor(first)
 

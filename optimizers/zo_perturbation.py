@@ -28,30 +28,38 @@ def derive_seed(*words: int) -> int:
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> 1)
 
 
+CHUNK = 1 << 20  # entries drawn at once: bounds the temporaries to a few MiB per tensor
+
+
 class SeededDirection:
     """A direction v over `params` drawn from `seed`: Gaussian z (E[z z^T] = I, MeZO) or uniform
-    on the sphere of radius sqrt(d) (E[v v^T] = I, Ma & Huang), d the number of entries."""
+    on the sphere of radius sqrt(d) (E[v v^T] = I, Ma & Huang), d the number of entries. It is
+    drawn in chunks of at most CHUNK entries of each parameter, always in the same order."""
 
     def __init__(self, params: list[torch.Tensor], seed: int, kind: DirectionKind) -> None:
         self.params, self.seed, self.kind = params, seed, kind
         self.radius_scale = 1.0
         if kind == "sphere":
-            squares = sum(float(z.double().square().sum()) for _, z in self._raw())
+            squares = sum(float(torch.linalg.vector_norm(z)) ** 2 for _, _, z in self._raw())
             dimension = sum(p.numel() for p in params)
             self.radius_scale = (dimension / squares) ** 0.5
 
-    def _raw(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    def _raw(self) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """(parameter, flat chunk of it (a view), Gaussian draw of the chunk's size)."""
         generators: dict[torch.device, torch.Generator] = {}
         for p in self.params:
             if p.device not in generators:
                 generators[p.device] = torch.Generator(device=p.device).manual_seed(self.seed)
-            z = torch.randn(p.shape, generator=generators[p.device], device=p.device, dtype=p.dtype)
-            yield p, z
+            for piece in p.view(-1).split(CHUNK):
+                z = torch.randn(
+                    piece.shape, generator=generators[p.device], device=p.device, dtype=p.dtype
+                )
+                yield p, piece, z
 
-    def scaled(self, scale: float) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        """(parameter, scale * v restricted to it), one parameter at a time."""
-        for p, z in self._raw():
-            yield p, z.mul_(scale * self.radius_scale)
+    def scaled(self, scale: float) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """(parameter, flat chunk of it, scale * v on that chunk), one chunk at a time."""
+        for p, piece, z in self._raw():
+            yield p, piece, z.mul_(scale * self.radius_scale)
 
 
 @contextlib.contextmanager
@@ -60,16 +68,18 @@ def perturbed(direction: SeededDirection, offset: float) -> Iterator[int]:
     of entries whose restoration needed the recorded original value."""
     fixes: list[tuple[torch.Tensor, torch.Tensor]] = []
     with torch.no_grad():
-        for p, step in direction.scaled(offset):
-            moved = p + step
-            flat = p.view(-1)
-            wrong = ((moved - step) != p).view(-1).nonzero().squeeze(1)
-            fixes.append((wrong, flat[wrong]))
-            p.copy_(moved)
+        for _, piece, step in direction.scaled(offset):
+            back = (piece + step).sub_(step)  # what restoring will compute
+            wrong = (back != piece).nonzero().squeeze(1)
+            del back
+            fixes.append((wrong, piece[wrong]))
+            piece.add_(step)
     try:
         yield sum(int(index.numel()) for index, _ in fixes)
     finally:
         with torch.no_grad():
-            for (p, step), (index, original) in zip(direction.scaled(offset), fixes, strict=True):
-                p.sub_(step)
-                p.view(-1).index_copy_(0, index, original)
+            for (_, piece, step), (index, original) in zip(
+                direction.scaled(offset), fixes, strict=True
+            ):
+                piece.sub_(step)
+                piece.index_copy_(0, index, original)

@@ -74,7 +74,7 @@ def test_perturbation_is_undone_exactly_for_any_offset(offset: float, seed: int,
     params = [torch.randn(50) * 1e-3, torch.randn(7, 3), torch.zeros(4)]
     before = [p.clone() for p in params]
     direction = SeededDirection(params, seed, kind)
-    steps = [s.clone() for _, s in direction.scaled(offset)]
+    steps = [s.clone().view_as(p) for p, _, s in direction.scaled(offset)]
     with perturbed(direction, offset):
         for p, b, s in zip(params, before, steps, strict=True):
             torch.testing.assert_close(p, b + s)
