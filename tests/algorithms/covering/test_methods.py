@@ -11,10 +11,12 @@ import torch
 from algorithms.covering import (
     KNOWN_RADII,
     SmoothedZerothOrder,
+    cloud_radius,
     covering_radius,
     disk,
     farthest_point,
     gonzalez_cover,
+    membership_cloud,
     nelder_mead_cover,
     restarts_needed,
     smoothed_cover,
@@ -40,6 +42,18 @@ def test_smoothed_method_reaches_the_known_two_ball_square() -> None:
     assert cover.radius >= KNOWN_RADII["square"][2] - 1e-9  # never below the optimum
     assert covering_radius(unit_square(), cover.centres).item() == pytest.approx(cover.radius)
     assert cover.evaluations == 8 * 300 * 5
+
+
+def test_descent_on_a_membership_cloud_finds_the_disk_centre() -> None:
+    """A set given only by membership (the unit disk on a 0.02 grid): one ball ends at the
+    origin with the cloud radius within the grid step of 1."""
+    cloud = membership_cloud(lambda p: (p * p).sum(-1) <= 1.0, (-1.0, -1.0, 1.0, 1.0), 0.02)
+    generator = torch.Generator().manual_seed(0)
+    start = torch.rand((3, 1, 2), generator=generator, dtype=torch.float64) - 0.5
+    descent = SHORT.run(lambda c: cloud_radius(cloud, c), start, generator)
+    best = descent.centres[descent.radius.argmin()]
+    assert torch.linalg.vector_norm(best).item() < 0.02
+    assert 1.0 - 0.02 <= descent.radius.min().item() <= 1.0 + 0.02
 
 
 def test_seeded_runs_reproduce() -> None:
