@@ -24,6 +24,7 @@ SYSTEM_PAGES = [
     "learning_rules",
     "diverse",
     "covering",
+    "gradient_hessian_tradeoff",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
