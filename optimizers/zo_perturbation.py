@@ -28,7 +28,7 @@ def derive_seed(*words: int) -> int:
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> 1)
 
 
-CHUNK = 1 << 20  # entries drawn at once: bounds the temporaries to a few MiB per tensor
+CHUNK = 1 << 18  # entries drawn at once: bounds the temporaries to ~1 MiB each (float32)
 
 
 class SeededDirection:
