@@ -4,10 +4,10 @@ One step draws `directions` seeded directions v_k; for each it evaluates the clo
 pass only, run under `torch.no_grad`) at a few points w + t_i v_k and forms the scalar projected
 gradient P_k = sum_i c_i f(w + t_i v_k); the update is w <- w (1 - lr wd) - lr mean_k P_k v_k.
 Directions are regenerated from their seeds and the weights are moved in place and restored
-exactly (`optimizers.zo_perturbation`), so memory is that of inference plus buffers the size of
-the largest parameter tensor. Under torch.distributed each rank draws its own directions (seed,
-step, rank, k) and evaluates its own batch; the scalars are all-gathered and every rank applies
-the mean over all ranks' directions, regenerating each from its seed.
+exactly (`optimizers.zo_perturbation`), so memory is that of inference plus a few direction
+chunks (at most 2^18 entries each). Under torch.distributed each rank draws its own directions
+(seed, step, rank, k) and evaluates its own batch; the scalars are all-gathered and every rank
+applies the mean over all ranks' directions, regenerating each from its seed.
 """
 
 from __future__ import annotations
