@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 import torch
 
+from optimizers.hessian_reuse_agd import HessianReuseAGD
 from optimizers.msam import MSAM
 from optimizers.nsam import NSAM
 from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
@@ -30,6 +31,7 @@ BUILDERS: dict[str, Callable[[list[torch.nn.Parameter]], torch.optim.Optimizer]]
     "NSGDHess-autograd": lambda p: NSGDHess(p, lr=0.05, hvp="autograd", seed=1),
     "NSGDHess-finite-difference": lambda p: NSGDHess(p, lr=0.05, hvp="finite_difference", seed=1),
     "ClipNSGDHess": lambda p: ClipNSGDHess(p, lr=0.05, seed=1),
+    "HessianReuseAGD": lambda p: HessianReuseAGD(p, n_hessian=2, delta=0.1, refresh_distance=0.01),
 }
 
 
