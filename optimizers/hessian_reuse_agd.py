@@ -51,8 +51,10 @@ class HessianReuseAGD(Optimizer):
     (`counts.hessian < n_hessian`) `is_second_order` is True, so the closure's backward should
     use `create_graph=True` (`lightning_modules.Classifier` honours it); a step that spends a
     Hessian query builds the d x d Hessian from that graph by d batched Hessian-vector products
-    (one Hessian query). Once ‖∇f‖ <= ε the parameters stop moving and `converged` is True.
-    H̄ couples all parameters, so the hyperparameters are global, not per group.
+    (one Hessian query). A step whose gradient has ‖∇f‖ <= ε leaves the parameters
+    unchanged and sets `converged`.
+    H̄ couples all parameters, so the hyperparameters are global, not per group, and the Hessian
+    and its eigenbasis take d² memory: meant for small models (d up to a few thousand).
 
     Args:
         params: parameters or parameter groups (groups carry no hyperparameters).
