@@ -24,6 +24,7 @@ SYSTEM_PAGES = [
     "learning_rules",
     "diverse",
     "covering",
+    "zeroth_order",
     "gradient_hessian_tradeoff",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
