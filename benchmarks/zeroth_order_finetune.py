@@ -109,8 +109,6 @@ def finetune(
             parts = {k: (model[:-1](x), y) for k, (x, y) in parts.items()}
         model = model[-1:]
     params = list(model.parameters())
-    for p in params:
-        p.requires_grad_(method == "backprop AdamW")
     optimizer = build(method, params, lr, mu, seed)
     generator = torch.Generator().manual_seed(seed)
     x, y = parts["train"]

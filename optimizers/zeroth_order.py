@@ -57,20 +57,27 @@ class ZerothOrder(Optimizer):
             contextlib.nullcontext
         )
         self.sharpness_pass: SharpnessPass | None = None
+        self.frozen: set[int]  # ids of the parameters left alone, set by add_param_group
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """Check a group's own `lr` / `weight_decay` before adding it."""
+        """Check a group's own `lr` / `weight_decay` before adding it. Parameters that do not
+        require gradients now stay untouched, as a gradient optimizer leaves them (a callback
+        may switch `requires_grad` off later for forward-only training)."""
         for name in ("lr", "weight_decay"):
             if name in param_group:
                 require_non_negative(name, param_group[name])
         super().add_param_group(param_group)
+        frozen = self.__dict__.setdefault("frozen", set())
+        frozen.update(id(p) for p in self.param_groups[-1]["params"] if not p.requires_grad)
 
     def sample_terms(self, generator: torch.Generator) -> Terms:
         """(offset t_i, coefficient c_i) pairs of one projected-gradient estimate."""
         raise NotImplementedError
 
-    def _params(self) -> list[torch.Tensor]:
-        return [p for group in self.param_groups for p in group["params"]]
+    def _params(self, group: dict[str, Any] | None = None) -> list[torch.Tensor]:
+        """The trainable parameters (of `group`, else of every group) in a fixed order."""
+        groups = self.param_groups if group is None else [group]
+        return [p for g in groups for p in g["params"] if id(p) not in self.frozen]
 
     def _evaluate(self, closure: Closure, reported: bool, perturbed_weights: bool) -> float:
         sharp = SharpnessPass(perturbed=perturbed_weights, log=reported)
@@ -128,15 +135,16 @@ class ZerothOrder(Optimizer):
         distributed = dist.is_available() and dist.is_initialized()
         rank, world = (dist.get_rank(), dist.get_world_size()) if distributed else (0, 1)
         estimates, first = self._estimates(closure, rank)
-        local = torch.tensor(estimates, dtype=torch.float64, device=self._params()[0].device)
+        device = self.param_groups[0]["params"][0].device
+        local = torch.tensor(estimates, dtype=torch.float64, device=device)
         gathered = [torch.empty_like(local) for _ in range(world)]
         if distributed:
             dist.all_gather(gathered, local)
         else:
             gathered = [local]
         for group in self.param_groups:
-            if group["weight_decay"]:
-                torch._foreach_mul_(group["params"], 1.0 - group["lr"] * group["weight_decay"])
+            if group["weight_decay"] and self._params(group):
+                torch._foreach_mul_(self._params(group), 1.0 - group["lr"] * group["weight_decay"])
         count = world * self.directions
         lr_of = {p: group["lr"] for group in self.param_groups for p in group["params"]}
         for r, values in enumerate(gathered):

@@ -139,6 +139,25 @@ def test_seeded_runs_reproduce_and_state_dict_resumes(optimizer_class, kwargs) -
     assert torch.equal(five, run(optimizer_class, 11, 2, state=(three, state), **kwargs)[0])
 
 
+def test_parameters_frozen_at_construction_stay_untouched() -> None:
+    """A parameter with requires_grad=False when the optimizer is built is neither perturbed
+    into the loss nor updated, nor decayed, even after requires_grad is switched off for all."""
+    a = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
+    b = torch.nn.Parameter(torch.ones(2, dtype=torch.float64), requires_grad=False)
+    seen_b = []
+
+    def closure() -> torch.Tensor:
+        seen_b.append(b.detach().clone())
+        return (a * a).sum() + (b * b).sum()
+
+    optimizer = TelescopingZO([a, b], lr=0.1, construction="P4", weight_decay=0.5)
+    a.requires_grad_(False)  # what callbacks.ForwardOnly does
+    optimizer.step(closure)
+    assert all(torch.equal(v, torch.ones(2, dtype=torch.float64)) for v in seen_b)
+    assert torch.equal(b.detach(), torch.ones(2, dtype=torch.float64))
+    assert not torch.equal(a.detach(), torch.ones(3, dtype=torch.float64))
+
+
 def test_param_groups_use_their_own_lr() -> None:
     """A group with lr 0 stays put while the other group moves."""
     a = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
