@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import torch
 import torch.distributed as dist
@@ -46,8 +46,10 @@ class ZerothOrder(Optimizer):
     ) -> None:
         require_non_negative("lr", lr)
         require_non_negative("weight_decay", weight_decay)
-        if directions < 1:
-            raise ValueError(f"directions must be an integer >= 1, got {directions}")
+        if isinstance(directions, bool) or not isinstance(directions, int) or directions < 1:
+            raise ValueError(f"directions must be an integer >= 1, got {directions!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
         super().__init__(params, {"lr": lr, "weight_decay": weight_decay})
         self.directions, self.seed = directions, seed
         self.steps = 0
@@ -189,8 +191,8 @@ class TelescopingZO(ZerothOrder):
         self,
         params: Iterable[Any],
         lr: float = 1e-3,
-        construction: str = "P3",
-        schedule: str = "geometric",
+        construction: Literal["P4", "P3", "P2", "P1"] = "P3",
+        schedule: Literal["geometric", "zipf"] = "geometric",
         mu: float = 1e-3,
         ratio: float = 0.5,
         exponent: float = 3.0,

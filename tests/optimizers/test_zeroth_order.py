@@ -176,6 +176,8 @@ def test_param_groups_use_their_own_lr() -> None:
         (lambda p: MeZO(p, eps=0.0), "eps"),
         (lambda p: MeZO(p, directions=0), "directions"),
         (lambda p: TelescopingZO(p, directions=0), "directions"),
+        (lambda p: MeZO(p, directions=1.5), "directions"),
+        (lambda p: MeZO(p, seed=-1), "seed"),
         (lambda p: TelescopingZO(p, schedule="geometric", ratio=1.0), "ratio"),
         (lambda p: TelescopingZO(p, schedule="zipf", exponent=1.5), "exponent"),
         (lambda p: TelescopingZO(p, construction="P5"), "construction"),
