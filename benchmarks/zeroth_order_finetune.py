@@ -204,7 +204,9 @@ def plot(rows: list[dict[str, object]], output_dir: Path) -> Path:
             x = [EVERY * (i + 1) for i in range(curves.shape[1])]
             axis.plot(x, curves.mean(0).tolist(), marker="o", label=r["method"])
         axis.set(xlabel="function evaluations", ylabel="test accuracy (digits 5-9)")
-        axis.set_title(f"fine-tuning the {mode}")
+        axis.set_title(
+            "fine-tuning the head only" if mode == "head" else "fine-tuning every weight"
+        )
         axis.legend(fontsize=8)
     return save(figure, figure_dir(output_dir) / "zeroth_order_finetune.png")
 
