@@ -101,6 +101,27 @@ def sweep(problem: dict, budget: int) -> list[dict]:
     return rows
 
 
+def sensitivity(budget: int) -> list[dict]:
+    """Rosenbrock at the largest budgets (floor 1) with the schedule's L₂ in {100, 300, 1000}:
+    does a larger δ = L₂ r rescue the runs that fail at L₂ = 100?"""
+    rows = []
+    for d, budgets in ((10, (8, 16, 32)), (100, (8, 16, 32))):
+        x0 = rosenbrock_start(d)
+        travel = float((x0 - 1.0).norm())
+        for n_h in budgets:
+            for l2 in (100.0, 300.0, 1000.0):
+                delta, radius = reuse_schedule(n_h, travel, l2, 2500.0)
+                result = hessian_reuse_agd(
+                    rosenbrock, x0, eps=1e-4, n_hessian=n_h, lipschitz=2500.0, delta=delta,
+                    refresh_distance=radius, floor=1.0, max_gradient_calls=budget,
+                )  # fmt: skip
+                rows.append({"d": d, "n_H": n_h, "L2": l2, "delta": delta,
+                             "converged": result.converged,
+                             "gradient_calls": result.counts.gradient})  # fmt: skip
+                print("sensitivity", rows[-1], flush=True)
+    return rows
+
+
 def slope(rows: list[dict], floor: float) -> float | None:
     """Least-squares slope of log(gradient calls) vs log(n_H) over converged runs, n_H >= 1."""
     points = [
@@ -125,10 +146,10 @@ def plot(results: dict, path: Path) -> None:
             for r in runs:
                 if not r["converged"]:
                     axis.plot(r["n_H"], r["gradient_calls"], "x", color="red", markersize=10)
-            anchor = runs[0]["gradient_calls"]
-            grid = np.array(BUDGETS[1:], dtype=float)
-            if floor == PAPER_FLOOR:
-                axis.plot(grid, anchor * grid**-0.5, "k--", label="bound shape ∝ n_H^(-1/2)")
+            if floor != PAPER_FLOOR:  # the bound's shape through the floor-1 run at n_H = 1
+                grid = np.array(BUDGETS[1:], dtype=float)
+                axis.plot(grid, runs[0]["gradient_calls"] * grid**-0.5, "k--",
+                          label="bound shape ∝ n_H^(-1/2)")  # fmt: skip
         for method, style in (("restarted AGD", "g:"), ("gradient descent", "m-.")):
             calls = next(r["gradient_calls"] for r in rows if r["method"] == method)
             axis.axhline(calls, linestyle=style[1:], color=style[0], label=method)
@@ -141,7 +162,7 @@ def plot(results: dict, path: Path) -> None:
     save(figure, path)
 
 
-def markdown(results: dict, slopes: dict) -> str:
+def markdown(results: dict, slopes: dict, robustness: list[dict]) -> str:
     """The results as markdown tables, one per problem, with the fitted slopes."""
     lines = ["# Gradient vs Hessian queries to reach ‖∇f‖ <= ε", ""]
     lines.append("Command: `OMP_NUM_THREADS=1 python -m benchmarks.gradient_hessian_tradeoff`")
@@ -164,6 +185,13 @@ def markdown(results: dict, slopes: dict) -> str:
         )
         lines += ["", f"Fitted slope of log(gradient calls) vs log(n_H), n_H >= 1: {fitted} "
                   "(the bound's exponent is -0.5)."]  # fmt: skip
+    lines += ["", "## Rosenbrock, floor 1: the schedule's L₂ (so δ = L₂ r)", ""]
+    lines += ["| d | n_H | L₂ | δ | reached ε | gradient calls |", "|---:|---:|---:|---:|---|---:|"]
+    for r in robustness:
+        lines.append(
+            f"| {r['d']} | {r['n_H']} | {r['L2']:g} | {r['delta']:.3g} | "
+            f"{'yes' if r['converged'] else 'no'} | {r['gradient_calls']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -180,11 +208,12 @@ def main(argv: list[str] | None = None) -> None:
         slopes[problem["name"]] = {f: slope(results[problem["name"]], f) for f in FLOORS}
         specs[problem["name"]] = {k: problem[k] for k in ("eps", "L1", "L2", "travel")}
         specs[problem["name"]]["d"] = int(problem["x0"].numel())
+    robustness = sensitivity(args.max_gradient_calls)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"problems": specs, "slopes": slopes, "results": results,
+    payload = {"problems": specs, "slopes": slopes, "results": results, "sensitivity": robustness,
                "max_gradient_calls": args.max_gradient_calls}  # fmt: skip
     (args.output_dir / "gradient_hessian_tradeoff.json").write_text(json.dumps(payload, indent=1))
-    text = markdown(results, slopes)
+    text = markdown(results, slopes, robustness)
     (args.output_dir / "gradient_hessian_tradeoff.md").write_text(text)
     plot(results, figure_dir(args.output_dir) / "gradient_hessian_tradeoff.png")
     print(text)
