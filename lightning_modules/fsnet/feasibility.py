@@ -101,13 +101,13 @@ class FeasibilitySeeker:
         q = gradient
         alphas = []
         for s, y, rho in reversed(pairs):
-            alpha = rho * (s * q).sum(dim=-1)
-            q = q - alpha[:, None] * y
+            alpha = rho * torch.linalg.vecdot(s, q)
+            q = torch.addcmul(q, alpha[:, None], y, value=-1)
             alphas.append(alpha)
         r = gamma[:, None] * q
         for (s, y, rho), alpha in zip(pairs, reversed(alphas), strict=True):
-            beta = rho * (y * r).sum(dim=-1)
-            r = r + (alpha - beta)[:, None] * s
+            beta = rho * torch.linalg.vecdot(y, r)
+            r = torch.addcmul(r, (alpha - beta)[:, None], s)
         return -r
 
     def _step_sizes(

@@ -188,8 +188,18 @@ class ConstrainedFamily(ABC):
         )
 
     def squared_violation(self, y: Tensor, x: Tensor) -> Tensor:
-        """||h(y; x)||^2 + ||relu(g(y; x))||^2 [B]: what FSNet's feasibility step minimizes."""
-        return self.violation(y, x).squared
+        """||h(y; x)||^2 + ||relu(g(y; x))||^2 [B]: what FSNet's feasibility step minimizes.
+
+        Equal to `violation(y, x).squared`, computed without the maxima and with one input
+        check: it is the inner loop of the feasibility step. The box rows y - b and -b - y
+        (b > 0) contribute relu(|y| - b)^2 together.
+        """
+        self._check_batch(y, x)
+        eq = y @ self.A.T - x
+        total = eq.square().sum(dim=-1) + torch.relu(self._problem_ineq(y, x)).square().sum(dim=-1)
+        if self.box_bound is None:
+            return total
+        return total + torch.relu(y.abs() - self.box_bound).square().sum(dim=-1)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The family's tensors as numpy arrays, keyed by field name (for caching)."""

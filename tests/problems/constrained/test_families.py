@@ -88,7 +88,8 @@ def test_squared_violation_zero_when_feasible_and_exact_when_not(name: str) -> N
 @settings(max_examples=20)
 @given(seed=st.integers(0, 10_000), scale=st.floats(0.1, 20.0))
 def test_violation_parts_agree_with_the_residuals(name: str, seed: int, scale: float) -> None:
-    """max |h|, max relu(g) and the squared sum are the residuals' own norms."""
+    """max |h|, max relu(g) and the squared sum are the residuals' own norms; the feasibility
+    step's squared_violation (computed without the maxima) is the same sum."""
     family = small_family(name)
     generator = torch.Generator().manual_seed(seed)
     y = scale * torch.randn(3, family.num_vars, generator=generator, dtype=torch.float64)
@@ -100,6 +101,7 @@ def test_violation_parts_agree_with_the_residuals(name: str, seed: int, scale: f
     torch.testing.assert_close(violation.max_ineq, ineq.clamp_min(0).max(dim=1).values)
     expected = (eq**2).sum(1) + (ineq.clamp_min(0) ** 2).sum(1)
     torch.testing.assert_close(violation.squared, expected)
+    torch.testing.assert_close(family.squared_violation(y, x), expected)
     assert (violation.squared >= violation.max_eq**2 + violation.max_ineq**2 - ROUNDING).all()
 
 
