@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from lightning_modules.equivariant import EquivariantRegressor
     from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
     from lightning_modules.hephaestus import Forge, Morph, Refine
+    from lightning_modules.kv_lm import LlamaCharLanguageModel
     from lightning_modules.mtlkd import MTLKDStudent, POMOTeacher
     from lightning_modules.nearest_neighbour import NearestNeighbour
 
@@ -24,6 +25,7 @@ __all__ = [
     "FSNet",
     "FairClassifier",
     "Forge",
+    "LlamaCharLanguageModel",
     "MTLKDStudent",
     "Morph",
     "NearestNeighbour",
@@ -42,6 +44,7 @@ __getattr__, __dir__ = lazy_exports(
         "lightning_modules.equivariant": ("EquivariantRegressor",),
         "lightning_modules.fsnet": ("DC3", "FSNet", "PenaltyNet", "ProjectionNet"),
         "lightning_modules.hephaestus": ("Forge", "Morph", "Refine"),
+        "lightning_modules.kv_lm": ("LlamaCharLanguageModel",),
         "lightning_modules.mtlkd": ("MTLKDStudent", "POMOTeacher"),
         "lightning_modules.nearest_neighbour": ("NearestNeighbour",),
     },

@@ -1,0 +1,100 @@
+"""BalanceKV (Han, Kapralov, Kochetkova, Sheth, Zandieh 2025): KV compression by vector balancing.
+
+Each halving splits the tokens into blocks of `block_size`, runs the self-balancing walk over
+each block in the kernel of key and value similarities, and keeps one side with weight 2
+(`balanced_walk.halve`); k = log2(1/rate) halvings reach the rate, weights multiply, and the
+kept tokens' log-weights are the attention bias. Constants (the authors' kvpress press,
+ksheth96/BalanceKV): block_size 128 (their press; 256 in their single-layer code), gamma 4,
+temperature 1, beta 0, value_offset 0.025 (keeps the kernel positive where values are
+near-orthogonal, so keys still balance). Later halvings use the values scaled by the weights so
+far, as the authors do. Two choices of ours: kept tokens stay in their original order (the
+authors reorder them, kept-with-weight-2 first), and padding of the last block is masked out of
+the kernel and of the block mean (the authors pad with zero keys that join both).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from algorithms.kv_compression.balanced_walk import balance_kernel, halve, self_balancing_walk
+from algorithms.kv_compression.base import KVCompressor, gather_tokens
+
+
+class BalanceKV(KVCompressor):
+    """BalanceKV compressor; see the module docstring for the constants.
+
+    Args:
+        rate, sink_tokens, recent_tokens: as `KVCompressor`.
+        block_size: tokens per walk (>= 1); the cost per token is linear in it.
+        gamma: walk strength (>= 0); 0 gives uniform random halving.
+        temperature: scale of the key inner products in the kernel.
+        beta: shift of the kernel's exponent.
+        value_offset: added to the value inner products (>= 0).
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        sink_tokens: int = 0,
+        recent_tokens: int = 0,
+        block_size: int = 128,
+        gamma: float = 4.0,
+        temperature: float = 1.0,
+        beta: float = 0.0,
+        value_offset: float = 0.025,
+    ) -> None:
+        super().__init__(rate, sink_tokens, recent_tokens)
+        if block_size < 1:
+            raise ValueError(f"block_size must be >= 1, got {block_size}")
+        if not gamma >= 0.0:
+            raise ValueError(f"gamma must be >= 0, got {gamma}")
+        if not value_offset >= 0.0:
+            raise ValueError(f"value_offset must be >= 0, got {value_offset}")
+        self.block_size = block_size
+        self.gamma = gamma
+        self.temperature = temperature
+        self.beta = beta
+        self.value_offset = value_offset
+
+    def signs(self, keys: Tensor, values: Tensor, generator: torch.Generator | None) -> Tensor:
+        """Walk signs [..., n] of keys [..., n, d] and values [..., n, dv], block by block."""
+        n = keys.shape[-2]
+        blocks = -(-n // self.block_size)
+        pad = blocks * self.block_size - n
+        valid = torch.arange(blocks * self.block_size, device=keys.device) < n
+        shape = (*keys.shape[:-2], blocks, self.block_size)
+        # float64: exp of key inner products overflows float32 on real keys.
+        keys64 = torch.nn.functional.pad(keys.double(), (0, 0, 0, pad)).reshape(*shape, -1)
+        values64 = torch.nn.functional.pad(values.double(), (0, 0, 0, pad)).reshape(*shape, -1)
+        kernel = balance_kernel(
+            keys64,
+            values64,
+            valid.view(blocks, self.block_size),
+            self.temperature,
+            self.beta,
+            self.value_offset,
+        )
+        uniform = torch.rand(shape, generator=generator, device=keys.device, dtype=torch.float64)
+        return self_balancing_walk(kernel, self.gamma, uniform).flatten(-2)[..., :n]
+
+    def select(
+        self,
+        keys: Tensor,
+        values: Tensor,
+        queries: Tensor | None,
+        generator: torch.Generator | None,
+    ) -> tuple[Tensor, Tensor]:
+        """k halvings; the values entering each walk are scaled by the weights so far."""
+        n = keys.shape[-2]
+        index = torch.arange(n, device=keys.device).expand(keys.shape[:-1])
+        log_weights = keys.new_zeros(keys.shape[:-1])
+        for _ in range(self.halvings):
+            weighted = gather_tokens(values, index) * log_weights.exp().unsqueeze(-1)
+            signs = self.signs(gather_tokens(keys, index), weighted, generator)
+            keep, doubled = halve(signs)
+            index = index.gather(-1, keep)
+            log_weights = log_weights.gather(-1, keep) + doubled * math.log(2.0)
+        return index, log_weights

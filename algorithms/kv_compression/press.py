@@ -1,0 +1,153 @@
+"""`BalanceKVPress`: BalanceKV as a kvpress press (PyPI `kvpress`, extra `kv`).
+
+A kvpress press compresses each layer's cache after the prefill's attention; this one keeps
+BalanceKV's tokens and leaves their log-weights on the attention module. Decoding then needs
+those weights as an attention bias, which kvpress's presses never carry: the press wraps
+`transformers`' registered attention functions (as kvpress itself does for head-wise masks) so
+that later queries see the log-weights added to their logits. Use it like any press:
+
+    press = BalanceKVPress(compression_ratio=0.75)  # keeps 1/4
+    with press(model):
+        model(input_ids, past_key_values=cache)  # or kvpress's pipeline(..., press=press)
+
+The model's attention implementation must be a registered one ("sdpa", the default): "eager"
+is a per-model function the wrapper cannot reach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+from kvpress.presses.base_press import BasePress
+from torch import Tensor, nn
+from transformers import PreTrainedModel
+from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+from algorithms.kv_compression.balancekv import BalanceKV
+from algorithms.kv_compression.base import halvings_for_rate
+
+LOG_WEIGHTS = "balancekv_log_weights"
+
+
+def with_log_weight_bias(attention: Callable) -> Callable:
+    """`attention` with the module's stored log-weights [B, H_kv, m] added to the logits of the
+    first m cached keys. A prefill (as many queries as keys) clears them: a new sequence."""
+
+    def biased(
+        module: nn.Module,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        attention_mask: Tensor | None,
+        *args: object,
+        **kwargs: object,
+    ) -> tuple[Tensor, Tensor | None]:
+        queries, keys = query.shape[-2], key.shape[-2]
+        if queries == keys:
+            setattr(module, LOG_WEIGHTS, None)
+        log_weights = getattr(module, LOG_WEIGHTS, None)
+        if log_weights is not None:
+            heads = query.shape[1] // log_weights.shape[1]
+            bias = query.new_zeros(query.shape[0], query.shape[1], 1, keys)
+            bias[..., 0, : log_weights.shape[-1]] = log_weights.repeat_interleave(heads, dim=1)
+            if attention_mask is None:
+                rows = torch.arange(queries, device=query.device).unsqueeze(-1)
+                cols = torch.arange(keys, device=query.device)
+                attention_mask = cols <= rows + (keys - queries)
+            if attention_mask.dtype == torch.bool:
+                attention_mask = torch.zeros_like(attention_mask, dtype=query.dtype).masked_fill(
+                    ~attention_mask, float("-inf")
+                )
+            attention_mask = attention_mask[..., :keys] + bias
+        return attention(module, query, key, value, attention_mask, *args, **kwargs)
+
+    biased.balancekv_wrapped = True  # type: ignore[attr-defined]
+    return biased
+
+
+def install_log_weight_bias() -> None:
+    """Wrap every registered attention function once (idempotent)."""
+    for name, function in list(ALL_ATTENTION_FUNCTIONS.items()):
+        if not getattr(function, "balancekv_wrapped", False):
+            ALL_ATTENTION_FUNCTIONS[name] = with_log_weight_bias(function)
+
+
+@dataclass
+class BalanceKVPress(BasePress):
+    """BalanceKV in kvpress; kept tokens = sinks + window + floor(rest * (1 - compression_ratio)).
+
+    Attributes:
+        compression_ratio: share removed, kvpress's convention; 1 - compression_ratio must be a
+            power of 1/2 (0 changes nothing).
+        block_size, gamma, temperature, beta, value_offset: as `BalanceKV` (authors' defaults).
+        sink_tokens, recent_tokens: kept exactly (the authors' press: 16 and 64; 0 here so that
+            the budget equals the other presses' at the same ratio).
+        seed: seed of the walk's generator (on the cache's device), reset at every prefill.
+    """
+
+    compression_ratio: float = 0.0
+    block_size: int = 128
+    gamma: float = 4.0
+    temperature: float = 1.0
+    beta: float = 0.0
+    value_offset: float = 0.025
+    sink_tokens: int = 0
+    recent_tokens: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        try:
+            halvings_for_rate(1.0 - self.compression_ratio)
+        except ValueError:
+            raise ValueError(
+                "compression_ratio must be 1 - 1/2^k (0, 0.5, 0.75, 0.875, ...), got "
+                f"{self.compression_ratio}"
+            ) from None
+        self.compressor = BalanceKV(
+            1.0 - self.compression_ratio,
+            self.sink_tokens,
+            self.recent_tokens,
+            self.block_size,
+            self.gamma,
+            self.temperature,
+            self.beta,
+            self.value_offset,
+        )
+        self.generators: dict[torch.device, torch.Generator] = {}
+
+    def compress(
+        self,
+        module: nn.Module,
+        hidden_states: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        attentions: Tensor | None,
+        kwargs: dict,
+    ) -> tuple[Tensor, Tensor]:
+        """Keys and values of the kept tokens; their log-weights stay on `module`."""
+        if self.compression_ratio == 0.0:
+            return keys, values
+        if keys.device not in self.generators:
+            self.generators[keys.device] = torch.Generator(device=keys.device)
+        generator = self.generators[keys.device]
+        if module.layer_idx == 0:
+            generator.manual_seed(self.seed)
+        kept = self.compressor.compress(keys, values, generator=generator)
+        setattr(module, LOG_WEIGHTS, kept.log_weights.to(keys.dtype))
+        return kept.keys.contiguous(), kept.values.contiguous()
+
+    @contextmanager
+    def __call__(self, model: PreTrainedModel) -> Generator:
+        """kvpress's context manager, with the log-weight bias installed for decoding."""
+        implementation = model.config._attn_implementation
+        if implementation not in ALL_ATTENTION_FUNCTIONS:
+            raise ValueError(
+                f"model attn_implementation must be one of {sorted(ALL_ATTENTION_FUNCTIONS)} "
+                f"for BalanceKVPress's attention bias, got {implementation!r}"
+            )
+        install_log_weight_bias()
+        with super().__call__(model):
+            yield

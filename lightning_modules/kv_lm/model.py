@@ -1,0 +1,74 @@
+"""A small Llama-architecture causal LM built from a `transformers` config (no downloads).
+
+It is the model the KV-cache compression methods are measured on: real rotary queries, keys and
+values of a trained transformer, with the `transformers` cache that kvpress presses act on.
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+def llama_config(
+    vocab_size: int,
+    context_length: int,
+    d_model: int,
+    n_heads: int,
+    n_layers: int,
+    intermediate_size: int,
+) -> LlamaConfig:
+    """The `LlamaConfig` of a character-level model (no tied embeddings, eager-friendly)."""
+    for name, value in (
+        ("vocab_size", vocab_size),
+        ("context_length", context_length),
+        ("d_model", d_model),
+        ("n_heads", n_heads),
+        ("n_layers", n_layers),
+        ("intermediate_size", intermediate_size),
+    ):
+        if value < 1:
+            raise ValueError(f"model.{name} must be >= 1, got {value}")
+    if d_model % n_heads:
+        raise ValueError(f"model.d_model={d_model} must be a multiple of model.n_heads={n_heads}")
+    return LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=d_model,
+        intermediate_size=intermediate_size,
+        num_hidden_layers=n_layers,
+        num_attention_heads=n_heads,
+        num_key_value_heads=n_heads,
+        max_position_embeddings=context_length,
+        tie_word_embeddings=False,
+        bos_token_id=None,
+        eos_token_id=None,
+        pad_token_id=None,
+    )
+
+
+class LlamaCharNet(nn.Module):
+    """`LlamaForCausalLM` on character ids: `forward(ids [B, T]) -> logits [B, T, vocab]`.
+
+    Args: as `llama_config`; `attn_implementation` is "sdpa" for training, "eager" where the
+    attention weights are read.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        context_length: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        intermediate_size: int,
+        attn_implementation: str = "sdpa",
+    ) -> None:
+        super().__init__()
+        config = llama_config(
+            vocab_size, context_length, d_model, n_heads, n_layers, intermediate_size
+        )
+        config._attn_implementation = attn_implementation
+        self.llama = LlamaForCausalLM(config)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return self.llama(input_ids=ids, use_cache=False).logits
