@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from datamodules.digits import DigitsDataModule
     from datamodules.digits_interpolation import DigitsInterpolationDataModule
     from datamodules.permutation_teacher import PermutationTeacherDataModule
+    from datamodules.preferences import PreferenceDataModule
     from datamodules.qosd import QoSDDataModule
     from datamodules.tensor_classification import TensorClassificationDataModule
     from datamodules.tinyshakespeare import TinyShakespeareDataModule
@@ -27,6 +28,7 @@ __all__ = [
     "DigitsDataModule",
     "DigitsInterpolationDataModule",
     "PermutationTeacherDataModule",
+    "PreferenceDataModule",
     "QoSDDataModule",
     "TensorClassificationDataModule",
     "TinyShakespeareDataModule",
@@ -43,6 +45,7 @@ __getattr__, __dir__ = lazy_exports(
         "datamodules.digits": ("DigitsDataModule",),
         "datamodules.digits_interpolation": ("DigitsInterpolationDataModule",),
         "datamodules.permutation_teacher": ("PermutationTeacherDataModule",),
+        "datamodules.preferences": ("PreferenceDataModule",),
         "datamodules.qosd": ("QoSDDataModule",),
         "datamodules.tensor_classification": ("TensorClassificationDataModule",),
         "datamodules.tinyshakespeare": ("TinyShakespeareDataModule",),

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from lightning_modules.kv_lm import LlamaCharLanguageModel
     from lightning_modules.mtlkd import MTLKDStudent, POMOTeacher
     from lightning_modules.nearest_neighbour import NearestNeighbour
+    from lightning_modules.neural_es import NeuralES
 
 __all__ = [
     "DC3",
@@ -29,6 +30,7 @@ __all__ = [
     "MTLKDStudent",
     "Morph",
     "NearestNeighbour",
+    "NeuralES",
     "POMOTeacher",
     "PenaltyNet",
     "ProjectionNet",
@@ -47,5 +49,6 @@ __getattr__, __dir__ = lazy_exports(
         "lightning_modules.kv_lm": ("LlamaCharLanguageModel",),
         "lightning_modules.mtlkd": ("MTLKDStudent", "POMOTeacher"),
         "lightning_modules.nearest_neighbour": ("NearestNeighbour",),
+        "lightning_modules.neural_es": ("NeuralES",),
     },
 )

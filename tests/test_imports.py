@@ -33,9 +33,11 @@ LAZY_PACKAGES = (
     "lightning_modules.fsnet",
     "lightning_modules.hephaestus",
     "lightning_modules.mtlkd",
+    "lightning_modules.neural_es",
     "optimizers",
     "problems.constrained",
     "problems.equivariant",
+    "problems.multiobjective",
     "problems.qosd",
     "problems.vrp",
 )
@@ -47,6 +49,7 @@ GUARANTEES = (
     ("import datamodules.digits", "lightning", ("lightning_modules", "datamodules.vrp")),
     ("import datamodules.permutation_teacher", "problems.equivariant", ("lightning_modules",)),
     ("import lightning_modules.classifier", "lightning", ("torch_geometric", "pyvrp", "cvxpy")),
+    ("from problems.multiobjective import make_problem", "torch", ("lightning", "pymoo")),
 )
 
 
