@@ -1,4 +1,5 @@
-"""`BalanceKVPress`: BalanceKV as a kvpress press (PyPI `kvpress`, extra `kv`).
+"""`BalanceKVPress`: BalanceKV as a kvpress press (PyPI `kvpress`, extra `kv`); `CompressorPress`
+runs any of our compressors the same way.
 
 A kvpress press compresses each layer's cache after the prefill's attention; this one keeps
 BalanceKV's tokens and leaves their log-weights on the attention module. Decoding then needs
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from kvpress.presses.base_press import BasePress
@@ -27,7 +28,7 @@ from transformers import PreTrainedModel
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 from algorithms.kv_compression.balancekv import BalanceKV
-from algorithms.kv_compression.base import halvings_for_rate
+from algorithms.kv_compression.base import KVCompressor, halvings_for_rate
 
 LOG_WEIGHTS = "balancekv_log_weights"
 
@@ -76,7 +77,63 @@ def install_log_weight_bias() -> None:
 
 
 @dataclass
-class BalanceKVPress(BasePress):
+class CompressorPress(BasePress):
+    """Any `KVCompressor` as a kvpress press (the baselines of the benchmark run through it).
+
+    Attributes:
+        compressor: the compressor (its rate, sinks and window set the budget).
+        seed: seed of the compressor's generator (on the cache's device), reset at each prefill.
+    """
+
+    compressor: KVCompressor | None = None
+    seed: int = field(default=0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.compressor is None or self.compressor.needs_queries:
+            raise ValueError(
+                "compressor must be a KVCompressor without observation queries, got "
+                f"{type(self.compressor).__name__}"
+            )
+        self.generators: dict[torch.device, torch.Generator] = {}
+
+    def compress(
+        self,
+        module: nn.Module,
+        hidden_states: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        attentions: Tensor | None,
+        kwargs: dict,
+    ) -> tuple[Tensor, Tensor]:
+        """Keys and values of the kept tokens; their log-weights stay on `module`."""
+        assert self.compressor is not None  # checked in __post_init__
+        if self.compressor.halvings == 0:
+            return keys, values
+        if keys.device not in self.generators:
+            self.generators[keys.device] = torch.Generator(device=keys.device)
+        generator = self.generators[keys.device]
+        if module.layer_idx == 0:
+            generator.manual_seed(self.seed)
+        kept = self.compressor.compress(keys, values, generator=generator)
+        setattr(module, LOG_WEIGHTS, kept.log_weights.to(keys.dtype))
+        return kept.keys.contiguous(), kept.values.contiguous()
+
+    @contextmanager
+    def __call__(self, model: PreTrainedModel) -> Generator:
+        """kvpress's context manager, with the log-weight bias installed for decoding."""
+        implementation = model.config._attn_implementation
+        if implementation not in ALL_ATTENTION_FUNCTIONS:
+            raise ValueError(
+                f"model attn_implementation must be one of {sorted(ALL_ATTENTION_FUNCTIONS)} "
+                f"for the log-weight attention bias, got {implementation!r}"
+            )
+        install_log_weight_bias()
+        with super().__call__(model):
+            yield
+
+
+@dataclass
+class BalanceKVPress(CompressorPress):
     """BalanceKV in kvpress; kept tokens = sinks + window + floor(rest * (1 - compression_ratio)).
 
     Attributes:
@@ -85,9 +142,10 @@ class BalanceKVPress(BasePress):
         block_size, gamma, temperature, beta, value_offset: as `BalanceKV` (authors' defaults).
         sink_tokens, recent_tokens: kept exactly (the authors' press: 16 and 64; 0 here so that
             the budget equals the other presses' at the same ratio).
-        seed: seed of the walk's generator (on the cache's device), reset at every prefill.
+        seed: seed of the walk's generator, reset at every prefill.
     """
 
+    compressor: KVCompressor | None = field(default=None, init=False, repr=False)
     compression_ratio: float = 0.0
     block_size: int = 128
     gamma: float = 4.0
@@ -96,7 +154,6 @@ class BalanceKVPress(BasePress):
     value_offset: float = 0.025
     sink_tokens: int = 0
     recent_tokens: int = 0
-    seed: int = 0
 
     def __post_init__(self) -> None:
         try:
@@ -116,38 +173,4 @@ class BalanceKVPress(BasePress):
             self.beta,
             self.value_offset,
         )
-        self.generators: dict[torch.device, torch.Generator] = {}
-
-    def compress(
-        self,
-        module: nn.Module,
-        hidden_states: Tensor,
-        keys: Tensor,
-        values: Tensor,
-        attentions: Tensor | None,
-        kwargs: dict,
-    ) -> tuple[Tensor, Tensor]:
-        """Keys and values of the kept tokens; their log-weights stay on `module`."""
-        if self.compression_ratio == 0.0:
-            return keys, values
-        if keys.device not in self.generators:
-            self.generators[keys.device] = torch.Generator(device=keys.device)
-        generator = self.generators[keys.device]
-        if module.layer_idx == 0:
-            generator.manual_seed(self.seed)
-        kept = self.compressor.compress(keys, values, generator=generator)
-        setattr(module, LOG_WEIGHTS, kept.log_weights.to(keys.dtype))
-        return kept.keys.contiguous(), kept.values.contiguous()
-
-    @contextmanager
-    def __call__(self, model: PreTrainedModel) -> Generator:
-        """kvpress's context manager, with the log-weight bias installed for decoding."""
-        implementation = model.config._attn_implementation
-        if implementation not in ALL_ATTENTION_FUNCTIONS:
-            raise ValueError(
-                f"model attn_implementation must be one of {sorted(ALL_ATTENTION_FUNCTIONS)} "
-                f"for BalanceKVPress's attention bias, got {implementation!r}"
-            )
-        install_log_weight_bias()
-        with super().__call__(model):
-            yield
+        super().__post_init__()

@@ -9,7 +9,8 @@ pytest.importorskip("kvpress")
 
 from transformers import DynamicCache, LlamaForCausalLM  # noqa: E402
 
-from algorithms.kv_compression.press import LOG_WEIGHTS, BalanceKVPress  # noqa: E402
+from algorithms.kv_compression import SnapKV, UniformHalving  # noqa: E402
+from algorithms.kv_compression.press import LOG_WEIGHTS, BalanceKVPress, CompressorPress  # noqa: E402
 from lightning_modules.kv_lm.model import LlamaCharNet  # noqa: E402
 
 CONTEXT, FOLLOW = 150, 12
@@ -88,3 +89,13 @@ def test_bad_ratio_and_eager_attention_are_refused() -> None:
         BalanceKVPress(0.5)(model),
     ):
         pass
+
+
+def test_compressor_press_runs_a_baseline_and_refuses_query_methods() -> None:
+    """CompressorPress(UniformHalving(1/2)) halves every layer; SnapKV (queries) is refused."""
+    model = tiny_llama()
+    ids = torch.randint(65, (1, CONTEXT + FOLLOW), generator=torch.Generator().manual_seed(3))
+    lengths, _ = prefill_and_continue(model, CompressorPress(UniformHalving(0.5)), ids)
+    assert lengths == [CONTEXT // 2] * 2
+    with pytest.raises(ValueError, match="compressor must be a KVCompressor without"):
+        CompressorPress(SnapKV(0.5))
