@@ -1,0 +1,48 @@
+"""Every method of the Neural-ES benchmark stays within its evaluation budget."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from problems.multiobjective import EvaluationBudget, make_problem
+
+pytest.importorskip("pymoo")
+pytest.importorskip("evotorch")
+
+from benchmarks.neural_es_baselines import (  # noqa: E402
+    run_neural_es,
+    run_psl_pgpe,
+    run_pymoo,
+    run_random_search,
+)
+
+
+@pytest.mark.parametrize(
+    ("method", "exact"),
+    [("random", True), ("nsga2", True), ("moead", True), ("smsemoa", True), ("psl_pgpe", False)],
+)
+def test_baselines_respect_the_budget(method: str, exact: bool) -> None:
+    """Random search and pymoo spend exactly 250 evaluations; PGPE whole generations of 200."""
+    budget = EvaluationBudget(make_problem("psl1", 4), max_evaluations=250)
+    if method == "random":
+        run_random_search(budget, 0, batch=100)
+    elif method == "psl_pgpe":
+        run_psl_pgpe(budget, 0, hidden=4, popsize=20, prefs_per_step=10)
+    else:
+        run_pymoo(budget, 0, method)
+    assert budget.used == (250 if exact else 200)
+    assert budget.archive.f is not None and len(budget.archive.f) > 0
+
+
+def test_neural_es_respects_the_budget_and_reruns_reproduce() -> None:
+    """D = 4: K = 1 preference x N = 4 samples per step, so 250 evaluations allow 62 steps;
+    the same seed gives the same archive."""
+    problem = make_problem("psl1", 4)
+    runs = []
+    for _ in range(2):
+        budget = EvaluationBudget(problem, 250, out_of_box="penalty")
+        run_neural_es(budget, 3, hidden=8, num_blocks=2)
+        runs.append(budget)
+    assert runs[0].used == 248
+    assert torch.equal(runs[0].archive.f, runs[1].archive.f)
