@@ -19,7 +19,7 @@ class BudgetExhausted(RuntimeError):
 
 class EvaluationBudget:
     """Counts every objective evaluation of `problem`, refuses batches beyond `max_evaluations`,
-    and records every evaluated point in a non-dominated archive.
+    and records every evaluated in-box point in a non-dominated archive.
 
     A method sees only this object (the problem is held in a private slot): its box, dimension
     and number of objectives, `evaluate` and the counts. Out-of-box points are refused
@@ -81,5 +81,6 @@ class EvaluationBudget:
             outside = (gap > 0).to(f.dtype)
             f = f + (self.penalty * outside * (1.0 + gap)).unsqueeze(1)
         self.used += len(x)
-        self.archive.update(x.detach(), f.detach())
+        valid = ~self.__problem.outside(x)  # a penalised point is no solution: not archived
+        self.archive.update(x[valid].detach(), f[valid].detach())
         return f
