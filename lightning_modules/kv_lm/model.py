@@ -6,8 +6,10 @@ values of a trained transformer, with the `transformers` cache that kvpress pres
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 
 def llama_config(
@@ -72,3 +74,33 @@ class LlamaCharNet(nn.Module):
 
     def forward(self, ids: Tensor) -> Tensor:
         return self.llama(input_ids=ids, use_cache=False).logits
+
+    @torch.no_grad()
+    def attention_inputs(self, ids: Tensor) -> list[tuple[Tensor, Tensor, Tensor]]:
+        """Per layer, the rotated queries and keys and the values [B, heads, T, head_dim] that
+        its attention sees on ids [B, T] (read by forward hooks, recomputed as Llama does)."""
+        captured: list[tuple[Tensor, tuple[Tensor, Tensor]]] = []
+
+        def hook(module: nn.Module, args: tuple, kwargs: dict) -> None:
+            captured.append((kwargs["hidden_states"], kwargs["position_embeddings"]))
+
+        layers = self.llama.model.layers
+        handles = [
+            layer.self_attn.register_forward_pre_hook(hook, with_kwargs=True) for layer in layers
+        ]
+        try:
+            self.llama(input_ids=ids, use_cache=False)
+        finally:
+            for handle in handles:
+                handle.remove()
+        inputs = []
+        for layer, (hidden, (cos, sin)) in zip(layers, captured, strict=True):
+            attention = layer.self_attn
+            shape = (*hidden.shape[:-1], -1, attention.head_dim)
+            query, key, value = (
+                projection(hidden).view(shape).transpose(1, 2)
+                for projection in (attention.q_proj, attention.k_proj, attention.v_proj)
+            )
+            query, key = apply_rotary_pos_emb(query, key, cos, sin)
+            inputs.append((query, key, value))
+        return inputs
