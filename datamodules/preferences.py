@@ -59,6 +59,14 @@ class PreferenceDataModule(L.LightningDataModule):
         self.save_hyperparameters()
         self.train_draws = PreferenceDraws(num_obj, preferences_per_step, steps_per_epoch, seed)
 
+    def state_dict(self) -> dict[str, int]:
+        """The number of training passes drawn, so that a resumed fit draws the next ones."""
+        return {"passes": self.train_draws.passes}
+
+    def load_state_dict(self, state_dict: dict[str, int]) -> None:
+        """Continue the draws after `state_dict["passes"]` passes."""
+        self.train_draws.passes = state_dict["passes"]
+
     def train_dataloader(self) -> DataLoader:
         return DataLoader(self.train_draws, batch_size=None)
 

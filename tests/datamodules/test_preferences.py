@@ -25,6 +25,16 @@ def test_batches_lie_on_the_simplex_and_reproduce() -> None:
     )
 
 
+def test_state_dict_continues_the_draws() -> None:
+    """A module restored from another's state draws that module's next pass."""
+    first = PreferenceDataModule(preferences_per_step=3, steps_per_epoch=2, seed=1)
+    list(first.train_dataloader())
+    resumed = PreferenceDataModule(preferences_per_step=3, steps_per_epoch=2, seed=1)
+    resumed.load_state_dict(first.state_dict())
+    expected, actual = list(first.train_dataloader()), list(resumed.train_dataloader())
+    assert all(torch.equal(a, b) for a, b in zip(expected, actual, strict=True))
+
+
 def test_validation_is_one_lattice_batch() -> None:
     """Validation is the largest simplex lattice within eval_preferences points."""
     data = PreferenceDataModule(num_obj=3, eval_preferences=100)
