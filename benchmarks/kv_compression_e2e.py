@@ -1,0 +1,229 @@
+"""End to end: the shipped Llama char LM with its cache compressed by every press, in kvpress.
+
+(1) Validation loss: each of `--windows` tinyshakespeare validation windows of 512 characters is
+prefilled for its first `--context` characters under a press (every layer's cache compressed),
+then the next characters are scored with teacher forcing against the compressed cache.
+(2) kvpress's own pipeline (`KVPressTextGenerationPipeline`, with a character tokenizer built
+here): the context is a validation passage ending at a line break, the "question" its next line,
+and the greedy answer is compared character by character with the true continuation.
+Presses: BalanceKVPress and uniform halving (ours, `CompressorPress`), and kvpress's SnapKV,
+StreamingLLM, Knorm, ExpectedAttention and Random, at rates 1/2 ... 1/16.
+
+    OMP_NUM_THREADS=1 python -m benchmarks.kv_compression_e2e
+
+writes benchmarks/results/kv_compression_e2e.{json,md} and docs/figures/kv_compression_e2e.png.
+Needs the `kv` extra (kvpress).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from pathlib import Path
+
+import torch
+from kvpress import (
+    BasePress,
+    ExpectedAttentionPress,
+    KnormPress,
+    KVPressTextGenerationPipeline,
+    RandomPress,
+    SnapKVPress,
+    StreamingLLMPress,
+)
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+from torch.nn import functional as F
+from transformers import DynamicCache, LlamaForCausalLM, PreTrainedTokenizerFast
+
+from algorithms.kv_compression import UniformHalving
+from algorithms.kv_compression.press import BalanceKVPress, CompressorPress
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from datamodules.tinyshakespeare import TinyShakespeareDataModule
+from lightning_modules.kv_lm.weights import SHIPPED, load_weights
+
+RATES = (1.0, 1 / 2, 1 / 4, 1 / 8, 1 / 16)
+NAMES = (
+    "balancekv",
+    "uniform",
+    "snapkv",
+    "streaming_llm",
+    "knorm",
+    "expected_attention",
+    "random",
+)
+
+
+def make_press(name: str, rate: float, seed: int) -> BasePress | None:
+    """The press `name` keeping `rate` of the cache (None at rate 1: no compression)."""
+    if rate == 1.0:
+        return None
+    ratio = 1.0 - rate
+    return {
+        "balancekv": lambda: BalanceKVPress(ratio, seed=seed),
+        "uniform": lambda: CompressorPress(UniformHalving(rate), seed=seed),
+        "snapkv": lambda: SnapKVPress(ratio),
+        "streaming_llm": lambda: StreamingLLMPress(ratio),
+        "knorm": lambda: KnormPress(ratio),
+        "expected_attention": lambda: ExpectedAttentionPress(ratio),
+        "random": lambda: RandomPress(ratio, seed=seed),
+    }[name]()
+
+
+@torch.no_grad()
+def continuation_loss(
+    model: LlamaForCausalLM,
+    press: BasePress | None,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    context: int,
+) -> float:
+    """Mean next-character loss (nats) on positions >= `context` after a compressed prefill."""
+    cache = DynamicCache()
+    if press is None:
+        model.model(input_ids=inputs[:, :context], past_key_values=cache)
+    else:
+        with press(model):
+            model.model(input_ids=inputs[:, :context], past_key_values=cache)
+    positions = torch.arange(context, inputs.shape[1]).expand(inputs.shape[0], -1)
+    logits = model(input_ids=inputs[:, context:], past_key_values=cache, position_ids=positions)
+    return F.cross_entropy(logits.logits.flatten(0, 1), targets[:, context:].flatten()).item()
+
+
+def char_tokenizer(vocab: list[str]) -> PreTrainedTokenizerFast:
+    """One token per character, ids in the datamodule's order; BOS is the newline."""
+    tokenizer = Tokenizer(models.WordLevel({c: i for i, c in enumerate(vocab)}, unk_token="\n"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tokenizer.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="\n")
+
+
+def passages(text: str, count: int, context: int, answer: int) -> list[tuple[str, str, str]]:
+    """(context, question line, true continuation) at `count` evenly spaced line breaks."""
+    found = []
+    step = (len(text) - 2 * context) // count
+    for start in range(context, len(text) - context, step)[:count]:
+        cut = text.index("\n", start) + 1
+        line_end = text.index("\n", cut)
+        found.append((text[cut - context : cut], text[cut:line_end], text[line_end + 1 :][:answer]))
+    return found
+
+
+def agreement(answer: str, truth: str) -> float:
+    """Share of the true continuation's characters that the answer reproduces in place."""
+    return sum(a == b for a, b in zip(answer, truth, strict=False)) / len(truth)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--weights", type=Path, default=SHIPPED)
+    parser.add_argument("--windows", type=int, default=64, help="validation windows (loss)")
+    parser.add_argument("--context", type=int, default=384)
+    parser.add_argument("--seeds", type=int, default=3, help="seeds of the random presses")
+    parser.add_argument("--passages", type=int, default=16, help="pipeline passages")
+    parser.add_argument("--answer", type=int, default=48, help="generated characters")
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    module, card = load_weights(args.weights)
+    model = module.net.llama
+    data = TinyShakespeareDataModule(context_length=module.hparams.context_length)
+    data.setup()
+    windows = data.splits["val"]
+    picks = torch.linspace(0, len(windows) - 1, args.windows).long()
+    inputs = torch.stack([windows[int(i)][0] for i in picks])
+    targets = torch.stack([windows[int(i)][1] for i in picks])
+    loss: dict[str, dict[str, list[float]]] = {}
+    for name in NAMES:
+        loss[name] = {}
+        for rate in RATES:
+            seeds = range(args.seeds) if name in ("balancekv", "uniform", "random") else [0]
+            values = [
+                continuation_loss(model, make_press(name, rate, s), inputs, targets, args.context)
+                for s in seeds
+            ]
+            loss[name][str(rate)] = [statistics.fmean(values), statistics.pstdev(values)]
+            print(f"loss {name:20s} rate {rate:.4f}: {loss[name][str(rate)][0]:.4f}", flush=True)
+
+    pipe = KVPressTextGenerationPipeline(model=model, tokenizer=char_tokenizer(data.vocab))
+    val_text = data.decode(data.splits["val"].ids)
+    tests = passages(val_text, args.passages, args.context, args.answer)
+    generation: dict[str, dict[str, float]] = {}
+    for name in NAMES:
+        generation[name] = {}
+        for rate in RATES:
+            scores = [
+                agreement(
+                    pipe(
+                        context,
+                        question=question,
+                        press=make_press(name, rate, 0),
+                        max_new_tokens=args.answer,
+                    )["answer"],
+                    truth,
+                )
+                for context, question, truth in tests
+            ]
+            generation[name][str(rate)] = statistics.fmean(scores)
+            print(f"pipeline {name:20s} rate {rate:.4f}: {generation[name][str(rate)]:.3f}")
+
+    header = "| press | " + " | ".join(f"1/{round(1 / r)}" for r in RATES) + " |"
+    rule = "|---" * (len(RATES) + 1) + "|"
+    lines = [
+        f"LM: {card['global_step']} steps, validation loss {card['val_bpc'] * math.log(2):.3f} "
+        f"nats ({card['val_bpc']:.3f} bits/char)",
+        "",
+        f"## Validation loss (nats/char) on the {inputs.shape[1] - args.context} characters after"
+        f" a compressed {args.context}-character prefill, {args.windows} windows",
+        "",
+        header,
+        rule,
+    ]
+    for name in NAMES:
+        cells = [f"{loss[name][str(r)][0]:.4f}" for r in RATES]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"## kvpress pipeline: greedy answer agreement with the true next {args.answer} "
+        f"characters, {args.passages} passages",
+        "",
+        header,
+        rule,
+    ]
+    for name in NAMES:
+        cells = [f"{generation[name][str(r)]:.3f}" for r in RATES]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    (args.output_dir / "kv_compression_e2e.md").write_text(text)
+    record = {
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "model": {k: card[k] for k in ("epoch", "global_step", "val_bpc")},
+        "loss": loss,
+        "pipeline_agreement": generation,
+    }
+    (args.output_dir / "kv_compression_e2e.json").write_text(json.dumps(record, indent=1))
+    fig = new_figure(2)
+    for axis, (title, table) in zip(
+        fig.axes,
+        (("validation loss after compressed prefill", loss), ("pipeline agreement", generation)),
+        strict=True,
+    ):
+        for name in NAMES:
+            cell = [table[name][str(r)] for r in RATES]
+            axis.plot(
+                [1 / r for r in RATES],
+                [c[0] if isinstance(c, list) else c for c in cell],
+                marker="o",
+                label=name,
+            )
+        axis.set_xscale("log", base=2)
+        axis.set_xlabel("compression 1 / rate")
+        axis.set_title(title)
+        axis.legend()
+    save(fig, figure_dir(args.output_dir) / "kv_compression_e2e.png")
+
+
+if __name__ == "__main__":
+    main()
