@@ -4,4 +4,5 @@ diagnostic of any training config), submodular_streaming (streaming stochastic s
 recommendation with on-demand visits), learning_rules (learning rules derived as optimal
 control of a partially observed quadratic landscape), diverse (decentralized
 variance-reduced optimistic gradient for finite-sum minimax on torch.distributed), covering
-(optimal covering of compact planar sets with n balls by smoothed zeroth-order descent)."""
+(optimal covering of compact planar sets with n balls by smoothed zeroth-order descent),
+kv_compression (BalanceKV: KV-cache compression by vector balancing, with baselines)."""
