@@ -35,6 +35,7 @@ from kvpress import (
 )
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 from torch.nn import functional as F
+from torch.utils.data import Dataset
 from transformers import DynamicCache, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from algorithms.kv_compression import UniformHalving
@@ -115,6 +116,55 @@ def agreement(answer: str, truth: str) -> float:
     return sum(a == b for a, b in zip(answer, truth, strict=False)) / len(truth)
 
 
+def losses(args: argparse.Namespace, model: LlamaForCausalLM, windows: Dataset) -> dict:
+    """Per press and rate: [mean, std over the presses' seeds] of the continuation loss."""
+    picks = torch.linspace(0, len(windows) - 1, args.windows).long().tolist()
+    inputs = torch.stack([windows[i][0] for i in picks])
+    targets = torch.stack([windows[i][1] for i in picks])
+    found: dict[str, dict[str, list[float]]] = {}
+    for name in NAMES:
+        found[name] = {}
+        for rate in RATES:
+            seeds = range(args.seeds) if name in ("balancekv", "uniform", "random") else [0]
+            values = [
+                continuation_loss(model, make_press(name, rate, s), inputs, targets, args.context)
+                for s in seeds
+            ]
+            found[name][str(rate)] = [statistics.fmean(values), statistics.pstdev(values)]
+            print(f"loss {name:20s} rate {rate:.4f}: {found[name][str(rate)][0]:.4f}", flush=True)
+    return found
+
+
+def pipeline_agreement(
+    args: argparse.Namespace, model: LlamaForCausalLM, data: TinyShakespeareDataModule
+) -> dict:
+    """Per press and rate: [mean, std over passages] of the greedy answers' agreement."""
+    pipe = KVPressTextGenerationPipeline(model=model, tokenizer=char_tokenizer(data.vocab))
+    tests = passages(data.decode(data.splits["val"].ids), args.passages, args.context, args.answer)
+    found: dict[str, dict[str, list[float]]] = {}
+    for name in NAMES:
+        found[name] = {}
+        for rate in RATES:
+            scores = []
+            for context, question, truth in tests:
+                press = make_press(name, rate, 0)
+                answer = pipe(context, question=question, press=press, max_new_tokens=args.answer)
+                scores.append(agreement(answer["answer"], truth))
+            found[name][str(rate)] = [statistics.fmean(scores), statistics.pstdev(scores)]
+            print(f"pipeline {name:20s} rate {rate:.4f}: {found[name][str(rate)][0]:.3f}")
+    return found
+
+
+def table(title: str, cells: dict[str, dict[str, list[float]]]) -> list[str]:
+    """A markdown press x rate table of mean ± std."""
+    lines = [title, "", "| press | " + " | ".join(f"1/{round(1 / r)}" for r in RATES) + " |"]
+    lines.append("|---" * (len(RATES) + 1) + "|")
+    for name in NAMES:
+        row = [f"{cells[name][str(r)][0]:.4f} ± {cells[name][str(r)][1]:.4f}" for r in RATES]
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    return [*lines, ""]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weights", type=Path, default=SHIPPED)
@@ -125,75 +175,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--answer", type=int, default=48, help="generated characters")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    torch.manual_seed(0)
     module, card = load_weights(args.weights)
     model = module.net.llama
     data = TinyShakespeareDataModule(context_length=module.hparams.context_length)
     data.setup()
-    windows = data.splits["val"]
-    picks = torch.linspace(0, len(windows) - 1, args.windows).long()
-    inputs = torch.stack([windows[int(i)][0] for i in picks])
-    targets = torch.stack([windows[int(i)][1] for i in picks])
-    loss: dict[str, dict[str, list[float]]] = {}
-    for name in NAMES:
-        loss[name] = {}
-        for rate in RATES:
-            seeds = range(args.seeds) if name in ("balancekv", "uniform", "random") else [0]
-            values = [
-                continuation_loss(model, make_press(name, rate, s), inputs, targets, args.context)
-                for s in seeds
-            ]
-            loss[name][str(rate)] = [statistics.fmean(values), statistics.pstdev(values)]
-            print(f"loss {name:20s} rate {rate:.4f}: {loss[name][str(rate)][0]:.4f}", flush=True)
-
-    pipe = KVPressTextGenerationPipeline(model=model, tokenizer=char_tokenizer(data.vocab))
-    val_text = data.decode(data.splits["val"].ids)
-    tests = passages(val_text, args.passages, args.context, args.answer)
-    generation: dict[str, dict[str, float]] = {}
-    for name in NAMES:
-        generation[name] = {}
-        for rate in RATES:
-            scores = [
-                agreement(
-                    pipe(
-                        context,
-                        question=question,
-                        press=make_press(name, rate, 0),
-                        max_new_tokens=args.answer,
-                    )["answer"],
-                    truth,
-                )
-                for context, question, truth in tests
-            ]
-            generation[name][str(rate)] = statistics.fmean(scores)
-            print(f"pipeline {name:20s} rate {rate:.4f}: {generation[name][str(rate)]:.3f}")
-
-    header = "| press | " + " | ".join(f"1/{round(1 / r)}" for r in RATES) + " |"
-    rule = "|---" * (len(RATES) + 1) + "|"
+    loss = losses(args, model, data.splits["val"])
+    generation = pipeline_agreement(args, model, data)
+    continuation = module.hparams.context_length - args.context
     lines = [
         f"LM: {card['global_step']} steps, validation loss {card['val_bpc'] * math.log(2):.3f} "
         f"nats ({card['val_bpc']:.3f} bits/char)",
         "",
-        f"## Validation loss (nats/char) on the {inputs.shape[1] - args.context} characters after"
-        f" a compressed {args.context}-character prefill, {args.windows} windows",
-        "",
-        header,
-        rule,
+        *table(
+            f"## Validation loss (nats/char, mean ± std over seeds) on the {continuation} "
+            f"characters after a compressed {args.context}-character prefill, {args.windows} "
+            "windows",
+            loss,
+        ),
+        *table(
+            f"## kvpress pipeline: greedy answer agreement with the true next {args.answer} "
+            f"characters (mean ± std over {args.passages} passages)",
+            generation,
+        ),
     ]
-    for name in NAMES:
-        cells = [f"{loss[name][str(r)][0]:.4f}" for r in RATES]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        f"## kvpress pipeline: greedy answer agreement with the true next {args.answer} "
-        f"characters, {args.passages} passages",
-        "",
-        header,
-        rule,
-    ]
-    for name in NAMES:
-        cells = [f"{generation[name][str(r)]:.3f}" for r in RATES]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines)
     print(text)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     (args.output_dir / "kv_compression_e2e.md").write_text(text)
@@ -205,19 +211,11 @@ def main(argv: list[str] | None = None) -> None:
     }
     (args.output_dir / "kv_compression_e2e.json").write_text(json.dumps(record, indent=1))
     fig = new_figure(2)
-    for axis, (title, table) in zip(
-        fig.axes,
-        (("validation loss after compressed prefill", loss), ("pipeline agreement", generation)),
-        strict=True,
-    ):
+    panels = (("loss after compressed prefill", loss), ("pipeline agreement", generation))
+    for axis, (title, cells) in zip(fig.axes, panels, strict=True):
         for name in NAMES:
-            cell = [table[name][str(r)] for r in RATES]
-            axis.plot(
-                [1 / r for r in RATES],
-                [c[0] if isinstance(c, list) else c for c in cell],
-                marker="o",
-                label=name,
-            )
+            means = [cells[name][str(r)][0] for r in RATES]
+            axis.plot([1 / r for r in RATES], means, marker="o", label=name)
         axis.set_xscale("log", base=2)
         axis.set_xlabel("compression 1 / rate")
         axis.set_title(title)

@@ -10,9 +10,12 @@ one side with weight 2 halves the cache with little attention error.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
+
+from algorithms.kv_compression.base import gather_tokens
 
 
 def balance_kernel(
@@ -73,3 +76,18 @@ def halve(signs: Tensor) -> tuple[Tensor, Tensor]:
     drop = (signs == dropped_side.unsqueeze(-1)) & (positions <= cut.unsqueeze(-1))
     index = torch.argsort(drop.to(torch.int8), dim=-1, stable=True)[..., : n // 2]
     return index, index <= cut.unsqueeze(-1)
+
+
+def recursive_halving(
+    keys: Tensor, values: Tensor, halvings: int, signs: Callable[[Tensor, Tensor], Tensor]
+) -> tuple[Tensor, Tensor]:
+    """`halvings` rounds of `halve` on signs(kept keys, kept values scaled by their weights):
+    the kept index [..., n >> halvings] and log-weights (log 2 per doubling, summed)."""
+    index = torch.arange(keys.shape[-2], device=keys.device).expand(keys.shape[:-1])
+    log_weights = keys.new_zeros(keys.shape[:-1])
+    for _ in range(halvings):
+        weighted = gather_tokens(values, index) * log_weights.exp().unsqueeze(-1)
+        keep, doubled = halve(signs(gather_tokens(keys, index), weighted))
+        index = index.gather(-1, keep)
+        log_weights = log_weights.gather(-1, keep) + doubled * math.log(2.0)
+    return index, log_weights

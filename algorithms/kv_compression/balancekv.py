@@ -14,13 +14,15 @@ the kernel and of the block mean (the authors pad with zero keys that join both)
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
-from algorithms.kv_compression.balanced_walk import balance_kernel, halve, self_balancing_walk
-from algorithms.kv_compression.base import KVCompressor, gather_tokens
+from algorithms.kv_compression.balanced_walk import (
+    balance_kernel,
+    recursive_halving,
+    self_balancing_walk,
+)
+from algorithms.kv_compression.base import KVCompressor
 
 
 class BalanceKV(KVCompressor):
@@ -88,13 +90,6 @@ class BalanceKV(KVCompressor):
         generator: torch.Generator | None,
     ) -> tuple[Tensor, Tensor]:
         """k halvings; the values entering each walk are scaled by the weights so far."""
-        n = keys.shape[-2]
-        index = torch.arange(n, device=keys.device).expand(keys.shape[:-1])
-        log_weights = keys.new_zeros(keys.shape[:-1])
-        for _ in range(self.halvings):
-            weighted = gather_tokens(values, index) * log_weights.exp().unsqueeze(-1)
-            signs = self.signs(gather_tokens(keys, index), weighted, generator)
-            keep, doubled = halve(signs)
-            index = index.gather(-1, keep)
-            log_weights = log_weights.gather(-1, keep) + doubled * math.log(2.0)
-        return index, log_weights
+        return recursive_halving(
+            keys, values, self.halvings, lambda k, v: self.signs(k, v, generator)
+        )

@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from algorithms.kv_compression.balanced_walk import halve
+from algorithms.kv_compression.balanced_walk import recursive_halving
 from algorithms.kv_compression.base import KVCompressor
 
 
@@ -31,14 +31,11 @@ class UniformHalving(KVCompressor):
         queries: Tensor | None,
         generator: torch.Generator | None,
     ) -> tuple[Tensor, Tensor]:
-        index = torch.arange(keys.shape[-2], device=keys.device).expand(keys.shape[:-1])
-        log_weights = keys.new_zeros(keys.shape[:-1])
-        for _ in range(self.halvings):
-            coins = torch.rand(index.shape, generator=generator, device=keys.device)
-            keep, doubled = halve(torch.where(coins < 0.5, 1.0, -1.0))
-            index = index.gather(-1, keep)
-            log_weights = log_weights.gather(-1, keep) + doubled * math.log(2.0)
-        return index, log_weights
+        def coins(kept_keys: Tensor, kept_values: Tensor) -> Tensor:
+            draws = torch.rand(kept_keys.shape[:-1], generator=generator, device=keys.device)
+            return torch.where(draws < 0.5, 1.0, -1.0)
+
+        return recursive_halving(keys, values, self.halvings, coins)
 
 
 class _TopScore(KVCompressor):
