@@ -7,9 +7,12 @@ kept tokens' log-weights are the attention bias. Constants (the authors' kvpress
 ksheth96/BalanceKV): block_size 128 (their press; 256 in their single-layer code), gamma 4,
 temperature 1, beta 0, value_offset 0.025 (keeps the kernel positive where values are
 near-orthogonal, so keys still balance). Later halvings use the values scaled by the weights so
-far, as the authors do. Two choices of ours: kept tokens stay in their original order (the
-authors reorder them, kept-with-weight-2 first), and padding of the last block is masked out of
-the kernel and of the block mean (the authors pad with zero keys that join both).
+far, as the authors do. Choices of ours: kept tokens stay in their original order (the authors
+reorder them, kept-with-weight-2 first); padding of the last block is masked out of the kernel
+and of the block mean (the authors pad with zero keys that join both); the cut is where a side
+first reaches ceil(n/2) members, so an odd n keeps floor(n/2) without dropping a token after the
+cut, and a tie (n/2 signs each) drops the side that completes first (the authors' code drops
+the one that completes last, doubling every kept token).
 """
 
 from __future__ import annotations
