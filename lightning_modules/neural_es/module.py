@@ -35,7 +35,9 @@ class NeuralES(L.LightningModule):
     problem_seed: rotation seed of the PSL problems. dtlz_objectives: DTLZ's objective count.
     num_blocks: Gaussian blocks (must divide dim). hidden_sizes: MLP widths. rank: low-rank
     factors per block. samples_per_preference: N (None: 2 + round(1.5 ln D)).
-    scalarization: "tchebycheff" or "pbi"; pbi_theta: PBI's penalty. max_evaluations: the
+    scalarization: "tchebycheff" or "pbi"; pbi_theta: PBI's penalty. ideal: the scalarisation's
+    ideal point, "running" (minimum of the evaluated objectives) or "known" (the problem's exact
+    one, as the authors' code uses on its suite). max_evaluations: the
     training budget (None: unlimited). archive_size: capacity of the non-dominated archive.
     lr: Adam (amsgrad) learning rate when no optimizer is configured. seed: sampling seed.
     """
@@ -52,6 +54,7 @@ class NeuralES(L.LightningModule):
         samples_per_preference: int | None = None,
         scalarization: Literal["tchebycheff", "pbi"] = "tchebycheff",
         pbi_theta: float = 5.0,
+        ideal: Literal["running", "known"] = "running",
         max_evaluations: int | None = 100_000,
         archive_size: int = 1000,
         lr: float = 1e-3,
@@ -59,6 +62,8 @@ class NeuralES(L.LightningModule):
     ) -> None:
         super().__init__()
         check_scalarization(scalarization, pbi_theta)
+        if ideal not in ("running", "known"):
+            raise ValueError(f"ideal must be one of ['running', 'known'], got {ideal!r}")
         if samples_per_preference is not None and samples_per_preference < 2:
             raise ValueError(
                 f"samples_per_preference must be >= 2 or None, got {samples_per_preference}"
@@ -73,9 +78,11 @@ class NeuralES(L.LightningModule):
             dim, self.problem.num_obj, num_blocks, tuple(hidden_sizes), rank
         )
         self.samples = samples_per_preference or default_samples(dim)
-        self.register_buffer(
-            "ideal", torch.full((self.problem.num_obj,), math.inf, dtype=torch.float64)
-        )
+        if ideal == "known":
+            start = self.problem.known_ideal()
+        else:
+            start = torch.full((self.problem.num_obj,), math.inf, dtype=torch.float64)
+        self.register_buffer("ideal", start)
         self.front = self.problem.pareto_front(300 if self.problem.num_obj == 2 else 990)
         self.generator: torch.Generator | None = None
         self.answers: Tensor | None = None

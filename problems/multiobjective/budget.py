@@ -56,6 +56,10 @@ class EvaluationBudget:
     def num_obj(self) -> int:
         return self.__problem.num_obj
 
+    def known_ideal(self) -> Tensor:
+        """The problem's exact ideal point `[M]` (problem metadata, like the box; not counted)."""
+        return self.__problem.known_ideal()
+
     def bounds(self, like: Tensor) -> tuple[Tensor, Tensor]:
         """The box `(lower, upper)` on `like`'s device and dtype."""
         return self.__problem.bounds(like)

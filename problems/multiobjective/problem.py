@@ -27,6 +27,11 @@ class MultiObjectiveProblem(ABC):
         self.dim, self.num_obj = dim, num_obj
         self.lower, self.upper = lower.double(), upper.double()
 
+    def known_ideal(self) -> Tensor:
+        """The exact ideal point (componentwise minimum over the box) `[M]`, float64: the origin
+        for every problem here (each objective is >= 0 and reaches 0 on the front)."""
+        return torch.zeros(self.num_obj, dtype=torch.float64)
+
     def bounds(self, like: Tensor) -> tuple[Tensor, Tensor]:
         """The box `(lower, upper)` on `like`'s device and dtype."""
         return self.lower.to(like), self.upper.to(like)

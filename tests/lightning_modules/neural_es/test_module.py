@@ -76,5 +76,7 @@ def test_mismatched_preferences_and_bad_options_are_refused() -> None:
         module.validation_step(torch.full((2, 2), 0.5), 0)
     with pytest.raises(ValueError, match="scalarization must be one of"):
         NeuralES(scalarization="sum")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ideal must be one of"):
+        NeuralES(ideal="nadir")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="samples_per_preference"):
         NeuralES(samples_per_preference=1)

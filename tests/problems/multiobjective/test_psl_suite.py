@@ -20,6 +20,7 @@ def test_pareto_set_maps_onto_the_analytic_front(name: str, dim: int) -> None:
     assert not problem.outside(x).any()
     assert non_dominated(f).all()
     assert torch.allclose(problem.front_residual(f), torch.zeros(len(f), dtype=f.dtype), atol=1e-12)
+    assert torch.allclose(f.min(0).values, problem.known_ideal(), atol=1e-12)
 
 
 def test_two_objective_front_values_by_hand() -> None:
@@ -42,6 +43,7 @@ def test_front_bounds_every_point_of_the_box(name: str, dim: int, seed: int) -> 
     u = torch.rand(64, dim, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     f = problem.evaluate(lower + (upper - lower) * u)
     assert (problem.front_residual(f) >= -1e-12).all()
+    assert (f >= problem.known_ideal()).all()
 
 
 def test_distance_variables_are_coupled_through_the_rotation() -> None:
