@@ -54,7 +54,7 @@ class NeuralES(L.LightningModule):
         samples_per_preference: int | None = None,
         scalarization: Literal["tchebycheff", "pbi"] = "tchebycheff",
         pbi_theta: float = 5.0,
-        ideal: Literal["running", "known"] = "running",
+        ideal: Literal["running", "known"] = "known",
         max_evaluations: int | None = 100_000,
         archive_size: int = 1000,
         lr: float = 1e-3,
