@@ -26,6 +26,7 @@ SYSTEM_PAGES = [
     "covering",
     "zeroth_order",
     "gradient_hessian_tradeoff",
+    "neural_es",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
