@@ -42,6 +42,7 @@ from datamodules.tinyshakespeare import TinyShakespeareDataModule
 from lightning_modules.kv_lm.weights import SHIPPED, load_weights
 
 RATES = (1 / 2, 1 / 4, 1 / 8, 1 / 16)
+TAIL = 32  # the latest compressed positions, whose kept count the tables report
 METHODS: dict[str, Callable[[float, int], KVCompressor]] = {
     "balancekv": lambda rate, block: BalanceKV(rate, block_size=block),
     "uniform": lambda rate, block: UniformHalving(rate),
@@ -59,16 +60,19 @@ def errors(
     block: int,
     seed: int,
 ) -> dict[str, dict[float, float]]:
-    """Relative error per method and rate of attention of `queries` over the compressed keys."""
+    """Relative error per method and rate of attention of `queries` over the compressed keys,
+    and (key "<method>_tail") how many of the last TAIL positions each kept, per head."""
     exact = weighted_attention(queries, keys, values)
     found: dict[str, dict[float, float]] = {}
     for name, build in METHODS.items():
-        found[name] = {}
+        found[name], found[f"{name}_tail"] = {}, {}
         for rate in RATES:
             generator = torch.Generator().manual_seed(seed)
             kept = build(rate, block).compress(keys, values, observation, generator)
             approx = weighted_attention(queries, kept.keys, kept.values, kept.log_weights)
             found[name][rate] = relative_error(approx, exact).item()
+            tail = (kept.positions >= keys.shape[-2] - TAIL).sum(-1).double().mean().item()
+            found[f"{name}_tail"][rate] = tail
     return found
 
 
@@ -161,7 +165,7 @@ def cost(args: argparse.Namespace) -> list[dict]:
 def mean_table(runs: list[dict]) -> dict[str, dict[str, list[float]]]:
     """Per method and rate: the mean and standard deviation over runs, and BalanceKV's wins."""
     table: dict[str, dict[str, list[float]]] = {}
-    for name in METHODS:
+    for name in [*METHODS, *(f"{method}_tail" for method in METHODS)]:
         table[name] = {}
         for rate in RATES:
             values = [run["errors"][name][rate] for run in runs]
@@ -177,14 +181,17 @@ def markdown(title: str, table: dict, runs: list[dict]) -> str:
         "| method | " + " | ".join(f"1/{round(1 / r)}" for r in RATES) + " |",
     ]
     lines.append("|---" * (len(RATES) + 1) + "|")
-    for name, cells in table.items():
-        row = [f"{cells[str(r)][0]:.3f} ± {cells[str(r)][1]:.3f}" for r in RATES]
+    for name in METHODS:
+        row = [f"{table[name][str(r)][0]:.3f} ± {table[name][str(r)][1]:.3f}" for r in RATES]
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     wins = [
         sum(run["errors"]["balancekv"][r] < run["errors"]["uniform"][r] for run in runs)
         for r in RATES
     ]
     lines.append(f"| BalanceKV < uniform (of {len(runs)}) | " + " | ".join(map(str, wins)) + " |")
+    for name in METHODS:
+        row = [f"{table[f'{name}_tail'][str(r)][0]:.1f}" for r in RATES]
+        lines.append(f"| {name}: kept of the last {TAIL} | " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -192,8 +199,8 @@ def figure(tables: dict[str, dict], path: Path) -> Path:
     """Mean relative error against the rate, one panel per key source."""
     fig = new_figure(len(tables))
     for axis, (title, table) in zip(fig.axes, tables.items(), strict=True):
-        for name, cells in table.items():
-            means = [cells[str(r)][0] for r in RATES]
+        for name in METHODS:
+            means = [table[name][str(r)][0] for r in RATES]
             axis.plot([1 / r for r in RATES], means, marker="o", label=name)
         axis.set_xscale("log", base=2)
         axis.set_xlabel("compression 1 / rate")
