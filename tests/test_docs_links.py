@@ -27,6 +27,7 @@ SYSTEM_PAGES = [
     "zeroth_order",
     "gradient_hessian_tradeoff",
     "neural_es",
+    "kv_compression",
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
