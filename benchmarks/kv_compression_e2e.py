@@ -6,7 +6,8 @@ then the next characters are scored with teacher forcing against the compressed 
 (2) kvpress's own pipeline (`KVPressTextGenerationPipeline`, with a character tokenizer built
 here): the context is a validation passage ending at a line break, the "question" its next line,
 and the greedy answer is compared character by character with the true continuation.
-Presses: BalanceKVPress and uniform halving (ours, `CompressorPress`), and kvpress's SnapKV,
+Presses: BalanceKVPress and uniform halving (ours, `CompressorPress`; also with the authors' 16
+exact sinks and 64 recent tokens, which keep more than the others' budget), and kvpress's SnapKV,
 StreamingLLM, Knorm, ExpectedAttention and Random, at rates 1/2 ... 1/16.
 
     OMP_NUM_THREADS=1 python -m benchmarks.kv_compression_e2e
@@ -45,9 +46,13 @@ from datamodules.tinyshakespeare import TinyShakespeareDataModule
 from lightning_modules.kv_lm.weights import SHIPPED, load_weights
 
 RATES = (1.0, 1 / 2, 1 / 4, 1 / 8, 1 / 16)
+RANDOMIZED = ("balancekv", "uniform", "balancekv_16_64", "uniform_16_64", "random")
+SINKS, WINDOW = 16, 64  # the authors' press: exact sinks and recent window (a larger budget)
 NAMES = (
     "balancekv",
     "uniform",
+    "balancekv_16_64",
+    "uniform_16_64",
     "snapkv",
     "streaming_llm",
     "knorm",
@@ -64,6 +69,10 @@ def make_press(name: str, rate: float, seed: int) -> BasePress | None:
     return {
         "balancekv": lambda: BalanceKVPress(ratio, seed=seed),
         "uniform": lambda: CompressorPress(UniformHalving(rate), seed=seed),
+        "balancekv_16_64": lambda: BalanceKVPress(
+            ratio, sink_tokens=SINKS, recent_tokens=WINDOW, seed=seed
+        ),
+        "uniform_16_64": lambda: CompressorPress(UniformHalving(rate, SINKS, WINDOW), seed=seed),
         "snapkv": lambda: SnapKVPress(ratio),
         "streaming_llm": lambda: StreamingLLMPress(ratio),
         "knorm": lambda: KnormPress(ratio),
@@ -125,7 +134,7 @@ def losses(args: argparse.Namespace, model: LlamaForCausalLM, windows: Dataset) 
     for name in NAMES:
         found[name] = {}
         for rate in RATES:
-            seeds = range(args.seeds) if name in ("balancekv", "uniform", "random") else [0]
+            seeds = range(args.seeds) if name in RANDOMIZED else [0]
             values = [
                 continuation_loss(model, make_press(name, rate, s), inputs, targets, args.context)
                 for s in seeds
