@@ -8,6 +8,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from lightning_modules.transformer_sizes import check_transformer_sizes
+
 INIT_STD = 0.02
 
 
@@ -77,19 +79,8 @@ class CharTransformer(nn.Module):
         dropout: float,
     ) -> None:
         super().__init__()
-        for name, value in (
-            ("vocab_size", vocab_size),
-            ("context_length", context_length),
-            ("d_model", d_model),
-            ("n_heads", n_heads),
-            ("n_layers", n_layers),
-        ):
-            if value < 1:
-                raise ValueError(f"model.{name} must be >= 1, got {value}")
-        if d_model % n_heads:
-            raise ValueError(
-                f"model.d_model must be a multiple of model.n_heads={n_heads}, got {d_model}"
-            )
+        sizes = {"vocab_size": vocab_size, "context_length": context_length, "n_layers": n_layers}
+        check_transformer_sizes(d_model, n_heads, **sizes)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"model.dropout must be in [0, 1), got {dropout}")
         self.context_length = context_length

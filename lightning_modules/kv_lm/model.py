@@ -11,6 +11,8 @@ from torch import Tensor, nn
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
+from lightning_modules.transformer_sizes import check_transformer_sizes
+
 
 def llama_config(
     vocab_size: int,
@@ -21,18 +23,14 @@ def llama_config(
     intermediate_size: int,
 ) -> LlamaConfig:
     """The `LlamaConfig` of a character-level model (no tied embeddings, eager-friendly)."""
-    for name, value in (
-        ("vocab_size", vocab_size),
-        ("context_length", context_length),
-        ("d_model", d_model),
-        ("n_heads", n_heads),
-        ("n_layers", n_layers),
-        ("intermediate_size", intermediate_size),
-    ):
-        if value < 1:
-            raise ValueError(f"model.{name} must be >= 1, got {value}")
-    if d_model % n_heads:
-        raise ValueError(f"model.d_model={d_model} must be a multiple of model.n_heads={n_heads}")
+    check_transformer_sizes(
+        d_model,
+        n_heads,
+        vocab_size=vocab_size,
+        context_length=context_length,
+        n_layers=n_layers,
+        intermediate_size=intermediate_size,
+    )
     return LlamaConfig(
         vocab_size=vocab_size,
         hidden_size=d_model,
