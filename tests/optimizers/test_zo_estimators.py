@@ -94,3 +94,70 @@ def test_unknown_construction_fails_naming_it() -> None:
         ValueError, match=r"^construction must be one of \['P4', 'P3', 'P2', 'P1'\]"
     ):
         groups("P5", Geometric(), 1)
+
+
+def expected_absolute(construction: str, schedule, f, n_max: int) -> float:
+    """E|P| with N's sum cut at n_max: sum_n p_n sum_groups |group(f)| (U uniform over the
+    groups, each drawn group scaled by their number, so the two factors cancel)."""
+    return sum(
+        schedule.prob(n)
+        * sum(abs(combine(group, f)) for group in groups(construction, schedule, n))
+        for n in range(1, n_max + 1)
+    )
+
+
+@pytest.mark.parametrize("n_max", [5, 20, 40])
+def test_one_quotient_estimator_has_no_finite_mean_on_a_linear_loss(n_max: int) -> None:
+    """On f(x + t v) = 2 t every D_n is 2, so P2's groups are 2, 2 / p_n and -2 / p_n:
+    E|P2| cut at n_max is 2 (P(N <= n_max) + 2 n_max), unbounded in n_max (hand-computed).
+    P3 and P4 stay at |D_1| = 2 (their telescoping term is 0 on a linear loss)."""
+    schedule = Geometric(0.1, 0.5)
+    linear = lambda t: 2.0 * t  # noqa: E731
+    cut = 1.0 - 0.5**n_max
+    assert expected_absolute("P2", schedule, linear, n_max) == pytest.approx(
+        2.0 * (cut + 2.0 * n_max), rel=1e-9
+    )
+    for construction in ("P3", "P4"):
+        assert expected_absolute(construction, schedule, linear, n_max) == pytest.approx(
+            2.0 * cut, rel=1e-9
+        )
+
+
+def test_one_evaluation_estimator_has_no_finite_mean_on_a_constant_loss() -> None:
+    """On a constant loss f = 1 every difference vanishes (P4 = 0 for every draw), but P1 keeps
+    single function values with coefficients of order 1 / (p_n mu_n): E|P1| cut at n_max grows at
+    least like sum_n 1 / mu_{n+1} = (2^(n_max + 1) - 2) / mu_1 for the ratio-1/2 schedule."""
+    schedule = Geometric(0.1, 0.5)
+    constant = lambda t: 1.0  # noqa: E731
+    for n_max in (5, 10, 20):
+        bound = sum(1.0 / schedule.mu(n + 1) for n in range(1, n_max + 1))
+        assert bound == pytest.approx((2.0 ** (n_max + 1) - 2.0) / 0.1)
+        assert expected_absolute("P1", schedule, constant, n_max) >= bound
+        assert expected_absolute("P4", schedule, constant, n_max) == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("construction", ["P2", "P1"])
+@pytest.mark.parametrize("sharpness", [10.0, 100.0, 1000.0])
+def test_bump_family_from_the_impossibility_proof(construction: str, sharpness: float) -> None:
+    """The docs prove that no estimator with at most 2 evaluations is unbiased with a finite mean,
+    using phi_j(t) = t exp(-j^2 t^2): derivative 1 at 0, |phi_j'| <= 1, |phi_j| <= 1 / (j sqrt(2e)),
+    phi_j -> 0 pointwise. Check those three facts, and that our P2 / P1 are still unbiased on
+    phi_j in the summed-over-N sense: E[P] cut at n_max is D_{n_max + 1} -> 1."""
+    j = sharpness
+
+    def bump(t: float) -> float:
+        return t * math.exp(-(j**2) * t**2)
+
+    t = torch.linspace(-1.0, 1.0, 200001, dtype=torch.float64)
+    values = t * torch.exp(-(j**2) * t**2)
+    slopes = torch.exp(-(j**2) * t**2) * (1.0 - 2.0 * j**2 * t**2)
+    assert float(slopes.abs().max()) <= 1.0 + 1e-12
+    assert float(values.abs().max()) <= 1.0 / (j * math.sqrt(2.0 * math.e)) + 1e-12
+    assert abs(bump(0.3)) < 1e-3  # far from 0 the bump has already vanished
+    schedule = Geometric(0.1, 0.5)
+    n_max = 60
+    mu = schedule.mu(n_max + 1)
+    assert combine(expected_terms(construction, schedule, n_max), bump) == pytest.approx(
+        bump(mu) / mu, rel=1e-9
+    )
+    assert bump(mu) / mu == pytest.approx(1.0, abs=1e-9)
