@@ -41,8 +41,11 @@ METHODS = ("fsnet", "dc3", "penalty", "projection")
 TARGET_GAP, TARGET_VIOLATION, TARGET_SPEEDUP = 1e-3, 1e-5, 5.0
 
 
-def build(method: str, problem: ProblemSpec, args: argparse.Namespace) -> ConstrainedSolverModule:
-    """A fresh model of `method` with the benchmark's shared network size."""
+def build(
+    method: str, problem: ProblemSpec, args: argparse.Namespace, test_memory: int | None = None
+) -> ConstrainedSolverModule:
+    """A fresh model of `method` with the benchmark's shared network size (`test_memory`: FSNet's
+    evaluation L-BFGS memory, None for the training memory)."""
     hidden = tuple(args.hidden)
     if method == "fsnet":
         return FSNet(
@@ -52,6 +55,7 @@ def build(method: str, problem: ProblemSpec, args: argparse.Namespace) -> Constr
             unrolled_iter=args.unrolled_iter,
             tolerance_every=max(1, args.epochs // 3),
             test_max_iter=args.test_iter,
+            test_memory=test_memory,
         )
     if method == "dc3":
         return DC3(

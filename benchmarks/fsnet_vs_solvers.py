@@ -1,13 +1,16 @@
 """FSNet against the reference solvers used at their best (set up once, warm-started, parallel).
 
-Per family: FSNet trains once (seed 0, the `benchmarks.fsnet` settings), then solves the cached
-test set as one batch; the same instances are solved by
+Per family: FSNet trains once (seed 0, the `benchmarks.fsnet` settings, L-BFGS memory 30), then
+solves the cached test set as one batch with each evaluation memory of `--test-memories` (30, the
+paper's, and 5: the two-loop recursion is most of an iteration's time on CPU); the same
+instances are solved by
 - the from-scratch reference (`solve_reference`: cvxpy + Clarabel, SLSQP for nonconvex
   families; the column the FSNet page reported its speedups against),
 - every parametric solver that takes the family (`problems.constrained.parametric_solvers`) at
   each tolerance of a sweep (the solver's default first), warm-started, one process,
-- the "matched" setting, the loosest tolerance of the sweep whose points are all feasible
-  (1e-6) and whose mean gap is at most FSNet's, also run on `--workers` processes.
+- per FSNet variant, the "matched" setting: the fastest of the sweep whose points are all
+  feasible (1e-6) and whose mean gap is at most that variant's, also run on `--workers`
+  processes.
 Gaps are relative to the from-scratch reference's objective. Time per instance as the batch
 grows (1, 32, 1024 instances) for FSNet (one batch) and for the matched solver (set-up
 included). Every point of every method goes through the family's own residuals.
@@ -30,6 +33,7 @@ import torch
 
 from benchmarks.fsnet import build, fit, test
 from datamodules.constrained_problems import ConstrainedProblemDataModule
+from lightning_modules.fsnet import FSNet
 from problems.constrained import ProblemSpec
 from problems.constrained.linear import LinearInequalityFamily
 from problems.constrained.parametric_solvers import ParametricRun, solve_parametric
@@ -103,8 +107,51 @@ def profile_feasibility(model: object, x: torch.Tensor) -> dict[str, float]:
     }
 
 
+def fsnet_variant(model: FSNet, problem: ProblemSpec, args: argparse.Namespace, memory: int):
+    """The trained `model` with `memory` curvature pairs in its evaluation solve."""
+    variant = build("fsnet", problem, args, test_memory=memory)
+    variant.load_state_dict(model.state_dict())
+    return variant
+
+
+def run_fsnet(trainer, model, data, x: torch.Tensor, args: argparse.Namespace) -> dict:
+    """Test metrics, time per instance as the batch grows and the profile of one variant."""
+    result = test(trainer, model, data)
+    result["per_instance"] = fsnet_times(model, x, args.batch_sizes)
+    result["profile"] = profile_feasibility(model, x)
+    return result
+
+
+def matched_setting(row: dict, gap: float) -> tuple[str, dict] | None:
+    """The fastest solver setting with every point feasible and a mean gap <= `gap`."""
+    matched = [
+        (key, result)
+        for key, result in row["solvers"].items()
+        if result["feasible"] == 1.0 and result["gap_mean"] <= gap
+    ]
+    return min(matched, key=lambda item: item[1]["wall_seconds"]) if matched else None
+
+
+def run_matched(family, x: torch.Tensor, key: str, result: dict, args) -> dict:
+    """The matched setting on `--workers` processes and per instance as the batch grows."""
+    solver, tolerance, start = key.split()
+    setting = (solver, None if tolerance == "default" else float(tolerance), start == "warm")
+    parallel = solve_parametric(family, x, *setting, workers=args.workers)
+    scaling = {
+        size: solve_parametric(family, x[:size], *setting).wall_seconds / size
+        for size in args.batch_sizes
+    }
+    return {
+        "setting": key,
+        "wall_seconds": result["wall_seconds"],
+        "parallel_seconds": parallel.wall_seconds,
+        "per_instance": scaling,
+    }
+
+
 def run_family(name: str, args: argparse.Namespace) -> dict:
-    """Train FSNet, then time it and every solver setting on the family's test set."""
+    """Train FSNet once, then time it (each evaluation memory) and every solver setting on the
+    family's test set."""
     problem = ProblemSpec(name, num_vars=args.num_vars, num_eq=args.num_eq, num_ineq=args.num_ineq)
     data = ConstrainedProblemDataModule(
         problem,
@@ -124,56 +171,53 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     L.seed_everything(0, verbose=False)
     model = build("fsnet", problem, args)
     trainer, train_seconds = fit(model, data, args.epochs, args.lr)
-    fsnet = test(trainer, model, data) | {"train_seconds": train_seconds}
-    fsnet["per_instance"] = fsnet_times(model, x, args.batch_sizes)
-    fsnet["profile"] = profile_feasibility(model, x)
-    print(name, "fsnet", json.dumps(fsnet), flush=True)
     row: dict = {
-        "fsnet": fsnet,
+        "train_seconds": train_seconds,
+        "fsnet": {},
         "scratch": {"wall_seconds": float(scratch.solve_times.sum()), "solver": scratch.solver},
         "solvers": {},
+        "matched": {},
     }
+    for memory in args.test_memories:
+        variant = fsnet_variant(model, problem, args, memory)
+        row["fsnet"][memory] = run_fsnet(trainer, variant, data, x, args)
+        print(name, "fsnet memory", memory, json.dumps(row["fsnet"][memory]), flush=True)
     for solver in solvers_for(family):
         for tolerance, warm in SWEEP[solver]:
             result = summary(solve_parametric(family, x, solver, tolerance, warm), reference)
             key = f"{solver} {tolerance or 'default'} {'warm' if warm else 'cold'}"
             row["solvers"][key] = result
             print(name, key, json.dumps(result), flush=True)
-    matched = [
-        (key, result)
-        for key, result in row["solvers"].items()
-        if result["feasible"] == 1.0 and result["gap_mean"] <= fsnet["objective_gap_mean"]
-    ]
-    if matched:
-        key, result = min(matched, key=lambda item: item[1]["wall_seconds"])
-        solver, tolerance, start = key.split()
-        setting = (solver, None if tolerance == "default" else float(tolerance), start == "warm")
-        parallel = solve_parametric(family, x, *setting, workers=args.workers)
-        scaling = {
-            size: solve_parametric(family, x[:size], *setting).wall_seconds / size
-            for size in args.batch_sizes
-        }
-        row["matched"] = {
-            "setting": key,
-            "wall_seconds": result["wall_seconds"],
-            "parallel_seconds": parallel.wall_seconds,
-            "per_instance": scaling,
-        }
-        print(name, "matched", json.dumps(row["matched"]), flush=True)
+    for fsnet in row["fsnet"].values():
+        found = matched_setting(row, fsnet["objective_gap_mean"])
+        if found is None:
+            continue
+        key, result = found
+        if key not in row["matched"]:
+            row["matched"][key] = run_matched(family, x, key, result, args)
+            print(name, "matched", json.dumps(row["matched"][key]), flush=True)
+        fsnet["matched"] = key
     return row
 
 
-def matched_lines(row: dict, args: argparse.Namespace) -> list[str]:
-    """The matched solver on several processes and the per-instance times as the batch grows."""
-    matched, fsnet = row.get("matched"), row["fsnet"]
-    if matched is None:
-        return ["", "No solver setting matched FSNet's gap with every point feasible.", ""]
+def matched_lines(row: dict, memory: int, args: argparse.Namespace) -> list[str]:
+    """The matched solver of one FSNet variant on several processes and the per-instance times
+    as the batch grows."""
+    fsnet = row["fsnet"][memory]
+    if "matched" not in fsnet:
+        return [
+            f"FSNet memory {memory}: no solver setting matched its gap with every point feasible.",
+            "",
+        ]
+    matched = row["matched"][fsnet["matched"]]
     lines = [
-        f"| matched ({matched['setting']}) on {args.workers} processes | "
-        f"{matched['parallel_seconds']:.2f} | "
-        f"{matched['parallel_seconds'] / fsnet['batch_seconds']:.1f}x | | | |",
+        f"FSNet memory {memory} ({fsnet['batch_seconds']:.3f} s, gap "
+        f"{fsnet['objective_gap_mean']:.2e}) against its matched setting "
+        f"{matched['setting']}: {matched['wall_seconds'] / fsnet['batch_seconds']:.1f}x on one "
+        f"process, {matched['parallel_seconds'] / fsnet['batch_seconds']:.1f}x against "
+        f"{args.workers} processes ({matched['parallel_seconds']:.2f} s).",
         "",
-        "| instances | FSNet ms / instance | matched solver ms / instance |",
+        f"| instances | FSNet memory {memory} ms / instance | matched solver ms / instance |",
         "|---|---|---|",
     ]
     for size in args.batch_sizes:
@@ -184,10 +228,10 @@ def matched_lines(row: dict, args: argparse.Namespace) -> list[str]:
     return [*lines, ""]
 
 
-def profile_lines(profile: dict[str, float], batch: int) -> list[str]:
+def profile_lines(profile: dict[str, float], memory: int, batch: int) -> list[str]:
     """One sentence on where FSNet's batch time goes."""
     return [
-        f"FSNet's batch of {batch}: network {profile['network_seconds']:.3f} s, "
+        f"FSNet memory {memory}, batch of {batch}: network {profile['network_seconds']:.3f} s, "
         f"feasibility step {profile['feasibility_seconds']:.3f} s = "
         f"{profile['iterations']} L-BFGS iterations x "
         f"{1e3 * profile['seconds_per_iteration']:.1f} ms "
@@ -197,33 +241,47 @@ def profile_lines(profile: dict[str, float], batch: int) -> list[str]:
 
 
 def markdown(results: dict, args: argparse.Namespace) -> str:
-    """The per-family tables: every solver setting, then the speedups and batch scaling."""
+    """The per-family tables: every FSNet variant and solver setting, then the speedups against
+    the matched settings and the batch scaling."""
     lines = [
         f"FSNet vs solvers at their best: {args.num_vars} variables, {args.num_eq} equalities, "
         f"{args.num_ineq} inequalities; {args.test_size} test instances; FSNet {args.epochs} "
-        "epochs, seed 0; one thread per process; gaps vs the from-scratch reference.",
+        f"epochs (L-BFGS memory 30 in training), seed 0, evaluated with L-BFGS memory "
+        f"{' and '.join(map(str, args.test_memories))}; one thread per process; gaps vs the "
+        "from-scratch reference; speedups against the first FSNet row.",
         "",
     ]
     for name, row in results.items():
-        fsnet, scratch = row["fsnet"], row["scratch"]
+        first = row["fsnet"][args.test_memories[0]]["batch_seconds"]
+        scratch = row["scratch"]
         lines += [
             f"### {name}",
             "",
+            f"FSNet trained in {row['train_seconds']:.0f} s.",
+            "",
             "| method | seconds for the batch | FSNet speedup | feasible | gap mean | gap max |",
             "|---|---|---|---|---|---|",
-            f"| FSNet (one batch) | {fsnet['batch_seconds']:.3f} | 1.0x | "
-            f"{fsnet['feasible_rate']:.3f} | {fsnet['objective_gap_mean']:.2e} | "
-            f"{fsnet['objective_gap_max']:.2e} |",
-            f"| from scratch ({scratch['solver']}, reference) | {scratch['wall_seconds']:.2f} | "
-            f"{scratch['wall_seconds'] / fsnet['batch_seconds']:.1f}x | 1.000 | 0 | 0 |",
         ]
+        for memory, fsnet in row["fsnet"].items():
+            lines.append(
+                f"| FSNet (one batch, memory {memory}) | {fsnet['batch_seconds']:.3f} | "
+                f"{fsnet['batch_seconds'] / first:.1f}x | {fsnet['feasible_rate']:.3f} | "
+                f"{fsnet['objective_gap_mean']:.2e} | {fsnet['objective_gap_max']:.2e} |"
+            )
+        lines.append(
+            f"| from scratch ({scratch['solver']}, reference) | {scratch['wall_seconds']:.2f} | "
+            f"{scratch['wall_seconds'] / first:.1f}x | 1.000 | 0 | 0 |"
+        )
         for key, result in row["solvers"].items():
             lines.append(
-                f"| {key} | {result['wall_seconds']:.2f} | "
-                f"{result['wall_seconds'] / fsnet['batch_seconds']:.1f}x | "
-                f"{result['feasible']:.3f} | {result['gap_mean']:.1e} | {result['gap_max']:.1e} |"
+                f"| {key} | {result['wall_seconds']:.2f} | {result['wall_seconds'] / first:.1f}x"
+                f" | {result['feasible']:.3f} | {result['gap_mean']:.1e} | "
+                f"{result['gap_max']:.1e} |"
             )
-        lines += matched_lines(row, args) + profile_lines(fsnet["profile"], args.test_size)
+        lines.append("")
+        for memory, fsnet in row["fsnet"].items():
+            lines += matched_lines(row, memory, args)
+            lines += profile_lines(fsnet["profile"], memory, args.test_size)
     return "\n".join(lines)
 
 
@@ -243,6 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train-iter", type=int, default=20)
     parser.add_argument("--unrolled-iter", type=int, default=10)
     parser.add_argument("--test-iter", type=int, default=50)
+    parser.add_argument("--test-memories", type=int, nargs="+", default=[30, 5])
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 32, 1024])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))

@@ -33,6 +33,9 @@ class FSNet(ConstrainedSolverModule):
     max_iter, unrolled_iter, memory, scale: the feasibility step (FSNet: 50, 30, 30, 1000).
     tolerance, tolerance_decay, tolerance_every, test_tolerance: the stop tolerance schedule.
     test_max_iter: iterations at evaluation (FSNet evaluates with the training budget).
+    test_memory: curvature pairs at evaluation (None: `memory`). Fewer pairs make each
+        iteration cheaper (the two-loop recursion is most of an iteration's time on CPU) at the
+        cost of a few more iterations; the trained network does not change.
     violation_weight, violation_threshold: FSNet's guard for wild early predictions (10, 1e3).
     """
 
@@ -50,6 +53,7 @@ class FSNet(ConstrainedSolverModule):
         tolerance_every: int = 100,
         test_tolerance: float = 1e-12,
         test_max_iter: int = 50,
+        test_memory: int | None = None,
         violation_weight: float = 10.0,
         violation_threshold: float = 1e3,
         report_tolerance: float = 1e-5,
@@ -61,13 +65,14 @@ class FSNet(ConstrainedSolverModule):
             "tolerance_every": tolerance_every >= 1,
             "violation_weight": violation_weight >= 0,
             "test_tolerance": test_tolerance >= 0,
+            "test_memory": test_memory is None or test_memory >= 1,
         }
         for field, ok in checks.items():
             if not ok:
                 raise ValueError(
                     f"{field} has an invalid value {locals()[field]!r} (allowed: "
                     "distance_weight, violation_weight, test_tolerance >= 0; "
-                    "0 < tolerance_decay <= 1; tolerance_every >= 1)"
+                    "0 < tolerance_decay <= 1; tolerance_every >= 1; test_memory None or >= 1)"
                 )
         self.save_hyperparameters()
         self.seeker = FeasibilitySeeker(
@@ -80,7 +85,7 @@ class FSNet(ConstrainedSolverModule):
         self.test_seeker = FeasibilitySeeker(
             max_iter=test_max_iter,
             unrolled_iter=0,
-            memory=memory,
+            memory=memory if test_memory is None else test_memory,
             scale=scale,
             tolerance=test_tolerance,
         )

@@ -150,3 +150,16 @@ def test_bad_parameters_are_refused_with_a_clear_message(x: torch.Tensor, messag
     model = FSNet(SMALL, (8,))
     with pytest.raises(ValueError, match=message):
         model.timed_solve(x)
+
+
+def test_test_memory_changes_only_the_evaluation_seeker() -> None:
+    """test_memory sets the evaluation L-BFGS memory (training keeps `memory`); the solve with 3
+    pairs reaches the same violation bound from the same network, 0 pairs fail by name."""
+    model = FSNet(SMALL, (16,), memory=30, test_memory=3, test_max_iter=200)
+    assert (model.seeker.memory, model.test_seeker.memory) == (30, 3)
+    assert FSNet(SMALL, (16,), memory=7).test_seeker.memory == 7
+    x = model.family.sample_parameters(16, seed=3)
+    y, _ = model.timed_solve(x)
+    assert float(model.family.squared_violation(y, x).max()) <= 1e-12
+    with pytest.raises(ValueError, match="test_memory"):
+        FSNet(SMALL, (16,), test_memory=0)
