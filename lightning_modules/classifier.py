@@ -9,12 +9,12 @@ import torch
 from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
-from lightning_modules.classifier_nets import mlp, small_cnn
+from lightning_modules.classifier_nets import mlp, small_cnn, small_transformer
 from optimizers.sharpness_pass import sharpness_pass
 
 
 class Classifier(L.LightningModule):
-    """Cross-entropy classifier over a small CNN or an MLP.
+    """Cross-entropy classifier over a small CNN, an MLP or a small transformer.
 
     It defines no `configure_optimizers`: the optimizer and LR scheduler come from the config
     (`optimizer:` / `lr_scheduler:` in YAML, `--optimizer` on the command line).
@@ -22,16 +22,19 @@ class Classifier(L.LightningModule):
     Args:
         input_shape: shape of one input, e.g. (1, 8, 8) for digits or (18,) for COMPAS.
         num_classes: number of classes (>= 2).
-        architecture: "cnn" (needs a (C, H, W) input) or "mlp".
-        widths: conv channels (cnn) or hidden sizes (mlp), one entry per layer.
-        dropout: dropout probability before the head, in [0, 1).
+        architecture: "cnn" (needs a (C, H, W) input), "mlp" or "transformer" (image rows or
+            flat features as tokens).
+        widths: conv channels (cnn), hidden sizes (mlp) or the model width repeated once per
+            encoder layer (transformer), one entry per layer.
+        dropout: dropout probability in [0, 1), before the head (inside every encoder layer for
+            the transformer).
     """
 
     def __init__(
         self,
         input_shape: tuple[int, ...] = (1, 8, 8),
         num_classes: int = 10,
-        architecture: Literal["cnn", "mlp"] = "cnn",
+        architecture: Literal["cnn", "mlp", "transformer"] = "cnn",
         widths: tuple[int, ...] = (32, 64),
         dropout: float = 0.0,
     ) -> None:
@@ -43,7 +46,7 @@ class Classifier(L.LightningModule):
         if any(width < 1 for width in widths):
             raise ValueError(f"model.widths must all be >= 1, got {widths}")
         self.save_hyperparameters()
-        builders = {"cnn": small_cnn, "mlp": mlp}
+        builders = {"cnn": small_cnn, "mlp": mlp, "transformer": small_transformer}
         if architecture not in builders:
             raise ValueError(
                 f"model.architecture must be one of {sorted(builders)}, got {architecture!r}"
