@@ -84,19 +84,19 @@ def fsnet_times(model: object, x: torch.Tensor, sizes: list[int]) -> dict[int, f
 def profile_feasibility(model: object, x: torch.Tensor) -> dict[str, float]:
     """Where FSNet's batch time goes: the network, the feasibility step, its iterations (the
     batch runs until its slowest row is feasible) and violation evaluations (one per gradient,
-    one per line-search trial)."""
+    one per line-search trial, the later trials on the still-backtracking rows only)."""
     calls = [0]
 
-    def violation(y: torch.Tensor) -> torch.Tensor:
+    def violation(y: torch.Tensor, rows_x: torch.Tensor) -> torch.Tensor:
         calls[0] += 1
-        return model.family.squared_violation(y, x)
+        return model.family.squared_violation(y, rows_x)
 
     with torch.no_grad():
         start = time.perf_counter()
         predicted = model.predictor(x)
         network = time.perf_counter() - start
     start = time.perf_counter()
-    result = model.test_seeker(violation, predicted)
+    result = model.test_seeker(violation, predicted, x)
     seconds = time.perf_counter() - start
     return {
         "network_seconds": network,

@@ -14,7 +14,8 @@ Differentiation (when y0 requires grad and grad mode is on): the first `unrolled
 iterations keep the autograd graph (gradients of phi taken with create_graph=True; line-search
 decisions are constants), the rest run detached, and the output is straight-through,
 y_hat = y_K + (y_final - y_K).detach(): values of the final iterate, gradients of iterate K.
-Cost per iteration: one phi + gradient evaluation and one phi evaluation per backtracking trial;
+Cost per iteration: one phi + gradient evaluation, one phi evaluation of the batch for the first
+line-search trial and one of the still-backtracking rows per later trial;
 the unrolled iterations keep their graphs (memory linear in unrolled_iter, and backward costs
 about a second-order pass through each of them). Without grad everything is detached.
 """
@@ -83,12 +84,12 @@ class FeasibilitySeeker:
         self.backtrack, self.first_step, self.max_backtracks = backtrack, first_step, max_backtracks
 
     def _value_and_gradient(
-        self, violation: Callable[[Tensor], Tensor], y: Tensor, graph: bool
+        self, violation: Callable[[Tensor, Tensor], Tensor], y: Tensor, x: Tensor, graph: bool
     ) -> tuple[Tensor, Tensor]:
         """scale * phi(y) [B] and its gradient [B, n]; kept in the graph iff `graph`."""
         with torch.enable_grad():
             point = y if graph else y.detach().requires_grad_(True)
-            value = self.scale * violation(point)
+            value = self.scale * violation(point, x)
             (gradient,) = torch.autograd.grad(value.sum(), point, create_graph=graph)
         if graph:
             return value, gradient
@@ -112,14 +113,16 @@ class FeasibilitySeeker:
 
     def _step_sizes(
         self,
-        violation: Callable[[Tensor], Tensor],
+        violation: Callable[[Tensor, Tensor], Tensor],
         y: Tensor,
+        x: Tensor,
         value: Tensor,
         slope: Tensor,
         direction: Tensor,
         active: Tensor,
     ) -> Tensor:
-        """Per-row Armijo step (0 for inactive rows and rows without an acceptable step)."""
+        """Per-row Armijo step (0 for inactive rows and rows without an acceptable step). The
+        first trial evaluates the whole batch; later ones only the rows still backtracking."""
         with torch.no_grad():
             y, value, slope, direction = (
                 y.detach(),
@@ -128,24 +131,40 @@ class FeasibilitySeeker:
                 direction.detach(),
             )
             step = torch.ones_like(value)
-            accepted = ~active | (slope >= 0)  # not a descent direction: no move
-            found = torch.zeros_like(accepted)
+            pending = active & (slope < 0)  # not a descent direction: no move
+            found = torch.zeros_like(pending)
+            rows: Tensor | None = None  # None: every row
             for _ in range(self.max_backtracks):
-                trial = self.scale * violation(y + step[:, None] * direction)
-                ok = ~accepted & (trial <= value + self.armijo * step * slope)
-                found |= ok
-                accepted |= ok
-                if bool(accepted.all()):
+                if rows is None:
+                    trial = self.scale * violation(y + step[:, None] * direction, x)
+                    ok = pending & (trial <= value + self.armijo * step * slope)
+                    found |= ok
+                    pending &= ~ok
+                else:
+                    at = step[rows]
+                    trial = self.scale * violation(y[rows] + at[:, None] * direction[rows], x[rows])
+                    ok = trial <= value[rows] + self.armijo * at * slope[rows]
+                    found[rows[ok]] = True
+                    pending[rows[ok]] = False
+                if not bool(pending.any()):
                     break
-                step = torch.where(accepted, step, self.backtrack * step)
+                step = torch.where(pending, self.backtrack * step, step)
+                rows = pending.nonzero().squeeze(1)
             return torch.where(found, step, torch.zeros_like(step))
 
     def __call__(
-        self, violation: Callable[[Tensor], Tensor], y0: Tensor, tolerance: float | None = None
+        self,
+        violation: Callable[[Tensor, Tensor], Tensor],
+        y0: Tensor,
+        x: Tensor,
+        tolerance: float | None = None,
     ) -> FeasibilityResult:
-        """Run the step from y0 [B, n]; `violation(y)` gives each row's squared violation."""
+        """Run the step from y0 [B, n] for the instances x [B, ...]; `violation(y, x)` gives each
+        row's squared violation (rows independent: the line search evaluates row subsets)."""
         if y0.dim() != 2:
             raise ValueError(f"y0 must have shape [B, n], got {tuple(y0.shape)}")
+        if x.shape[0] != y0.shape[0]:
+            raise ValueError(f"x must have one row per row of y0 ({y0.shape[0]}), got {x.shape[0]}")
         if not bool(torch.isfinite(y0).all()):
             raise ValueError("y0 must be finite: it contains NaN or inf")
         tolerance = self.tolerance if tolerance is None else tolerance
@@ -155,7 +174,7 @@ class FeasibilitySeeker:
         unrolled = self.unrolled_iter if differentiable else 0
         y = y0 if differentiable else y0.detach()
         anchor: Tensor | None = None  # the last iterate kept in the graph
-        value, gradient = self._value_and_gradient(violation, y, graph=unrolled > 0)
+        value, gradient = self._value_and_gradient(violation, y, x, graph=unrolled > 0)
         pairs: list[tuple[Tensor, Tensor, Tensor]] = []
         gamma = torch.full_like(value.detach(), self.first_step)
         iterations = 0
@@ -172,9 +191,9 @@ class FeasibilitySeeker:
             graph = iteration < unrolled
             direction = self._direction(gradient, pairs, gamma)
             slope = (gradient * direction).sum(dim=-1)
-            step = self._step_sizes(violation, y, value, slope, direction, active)
+            step = self._step_sizes(violation, y, x, value, slope, direction, active)
             y_next = y + step[:, None] * direction
-            value_next, gradient_next = self._value_and_gradient(violation, y_next, graph)
+            value_next, gradient_next = self._value_and_gradient(violation, y_next, x, graph)
             s, change = y_next - y, gradient_next - gradient
             curvature = (s * change).sum(dim=-1)
             norms = s.detach().norm(dim=-1) * change.detach().norm(dim=-1)
@@ -188,5 +207,5 @@ class FeasibilitySeeker:
         anchor = y if anchor is None else anchor
         out = anchor + (final - anchor).detach() if differentiable else final
         with torch.no_grad():
-            final_violation = violation(final).detach()
+            final_violation = violation(final, x).detach()
         return FeasibilityResult(y=out, violation=final_violation, iterations=iterations)

@@ -97,9 +97,7 @@ class FSNet(ConstrainedSolverModule):
 
     def training_loss(self, x: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
         predicted = self.predictor(x)
-        result = self.seeker(
-            lambda y: self.family.squared_violation(y, x), predicted, self.current_tolerance()
-        )
+        result = self.seeker(self.family.squared_violation, predicted, x, self.current_tolerance())
         objective = self.family.objective(result.y, x).mean()
         distance = (result.y - predicted).square().sum(dim=-1).mean()
         loss = objective + self.hparams.distance_weight * distance
@@ -117,4 +115,4 @@ class FSNet(ConstrainedSolverModule):
 
     def solve(self, x: Tensor) -> Tensor:
         predicted = self.predictor(x)
-        return self.test_seeker(lambda y: self.family.squared_violation(y, x), predicted).y
+        return self.test_seeker(self.family.squared_violation, predicted, x).y

@@ -25,7 +25,7 @@ def test_violation_strictly_decreases_on_every_family(name: str, device: str) ->
     """Every family: the violation falls below 1e-8 from a far start, on CPU and CUDA."""
     family, x, y0 = start(name, 0, device=device)
     result = FeasibilitySeeker(max_iter=50, unrolled_iter=0, tolerance=1e-14)(
-        lambda y: family.squared_violation(y, x), y0
+        family.squared_violation, y0, x
     )
     before = family.squared_violation(y0, x)
     assert (result.violation < before).all()
@@ -42,7 +42,7 @@ def test_violation_never_increases_from_iteration_to_iteration(name: str, seed: 
     previous = family.squared_violation(y0, x)
     for iterations in range(1, 6):
         seeker = FeasibilitySeeker(max_iter=iterations, unrolled_iter=0, tolerance=0.0)
-        result = seeker(lambda y: family.squared_violation(y, x), y0)
+        result = seeker(family.squared_violation, y0, x)
         assert torch.isfinite(result.y).all()
         assert (result.violation <= previous).all()
         previous = result.violation
@@ -59,7 +59,7 @@ def test_gradient_of_the_unrolled_solver_matches_finite_differences() -> None:
     seeker = FeasibilitySeeker(max_iter=4, unrolled_iter=4, tolerance=0.0, scale=1.0)
 
     def loss(y: torch.Tensor) -> torch.Tensor:
-        return (seeker(lambda v: family.squared_violation(v, x), y).y * weights).sum()
+        return (seeker(family.squared_violation, y, x).y * weights).sum()
 
     point = y0.clone().requires_grad_(True)
     (gradient,) = torch.autograd.grad(loss(point), point)
@@ -78,9 +78,7 @@ def test_straight_through_without_unrolling_is_identity() -> None:
     """Without unrolled iterations the backward pass is the identity (straight-through)."""
     family, x, y0 = start("convex_qp", 1, batch=3)
     point = y0.clone().requires_grad_(True)
-    result = FeasibilitySeeker(max_iter=10, unrolled_iter=0)(
-        lambda y: family.squared_violation(y, x), point
-    )
+    result = FeasibilitySeeker(max_iter=10, unrolled_iter=0)(family.squared_violation, point, x)
     weights = torch.randn_like(y0)
     (gradient,) = torch.autograd.grad((result.y * weights).sum(), point)
     assert torch.equal(gradient, weights)
@@ -92,7 +90,7 @@ def test_feasible_rows_are_returned_unchanged(device: str) -> None:
     family, x, y0 = start("nonconvex_qcqp", 2, batch=6, device=device)
     y0[:3] = family.constructed_point(x)[:3]
     result = FeasibilitySeeker(max_iter=20, unrolled_iter=0, tolerance=1e-12)(
-        lambda y: family.squared_violation(y, x), y0
+        family.squared_violation, y0, x
     )
     assert torch.equal(result.y[:3], y0[:3])
     assert not torch.allclose(result.y[3:], y0[3:])
@@ -102,9 +100,9 @@ def test_no_grad_path_gives_the_same_values(device: str) -> None:
     """The no-grad path and the unrolled path give the same point."""
     family, x, y0 = start("nonsmooth_socp", 4, batch=5, device=device)
     seeker = FeasibilitySeeker(max_iter=15, unrolled_iter=5)
-    with_graph = seeker(lambda y: family.squared_violation(y, x), y0.clone().requires_grad_(True))
+    with_graph = seeker(family.squared_violation, y0, x.clone().requires_grad_(True))
     with torch.no_grad():
-        without = seeker(lambda y: family.squared_violation(y, x), y0)
+        without = seeker(family.squared_violation, y0, x)
     assert torch.allclose(with_graph.y.detach(), without.y, rtol=0, atol=1e-12)
 
 
@@ -133,4 +131,24 @@ def test_nan_start_is_refused() -> None:
     family, x, y0 = start("convex_qp", 0, batch=2)
     y0[1, 3] = float("nan")
     with pytest.raises(ValueError, match="NaN"):
-        FeasibilitySeeker()(lambda y: family.squared_violation(y, x), y0)
+        FeasibilitySeeker()(family.squared_violation, y0, x)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None)
+@given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2**20))
+def test_each_row_is_solved_as_if_it_were_alone(name: str, seed: int) -> None:
+    """Rows are independent problems: a batch's rows (whose line searches backtrack different
+    numbers of times, the later trials on row subsets) equal the rows solved one at a time."""
+    family, x, y0 = start(name, seed, batch=5)
+    seeker = FeasibilitySeeker(max_iter=15, unrolled_iter=0, tolerance=0.0)
+    together = seeker(family.squared_violation, y0, x).y
+    for row in range(5):
+        alone = seeker(family.squared_violation, y0[row : row + 1], x[row : row + 1]).y
+        assert torch.allclose(together[row : row + 1], alone, rtol=0, atol=1e-9)
+
+
+def test_x_must_have_one_row_per_start() -> None:
+    """A parameter batch of the wrong length fails before any iteration, naming x."""
+    family, x, y0 = start("convex_qp", 0, batch=4)
+    with pytest.raises(ValueError, match="x must have one row per row of y0"):
+        FeasibilitySeeker()(family.squared_violation, y0, x[:3])
