@@ -169,6 +169,13 @@ class ConstrainedFamily(ABC):
         self._check_batch(y, x)
         return self._problem_ineq(y, x)
 
+    def problem_ineq_jacobian(self, y: Tensor, x: Tensor) -> Tensor:
+        """d g(y; x) / dy of the problem's own inequalities [B, num_ineq, num_vars], in closed
+        form: one pass over the data instead of one backward pass per inequality (the SLSQP
+        references need it every iteration)."""
+        self._check_batch(y, x)
+        return self._problem_ineq_jacobian(y, x)
+
     def ineq_residual(self, y: Tensor, x: Tensor) -> Tensor:
         """All inequalities g(y; x) <= 0 [B, num_ineq_residuals]: the problem's, then the box."""
         self._check_batch(y, x)
@@ -229,6 +236,14 @@ class ConstrainedFamily(ABC):
     @abstractmethod
     def _problem_ineq(self, y: Tensor, x: Tensor) -> Tensor:
         """The problem's own inequality residuals [B, num_ineq] on checked inputs."""
+
+    @abstractmethod
+    def _problem_ineq_jacobian(self, y: Tensor, x: Tensor) -> Tensor:
+        """d `_problem_ineq` / dy [B, num_ineq, num_vars] on checked inputs."""
+
+    def _constraint_argument_slope(self, y: Tensor) -> Tensor:
+        """d psi / dy, which is diagonal: ones, or cos(y) with sine constraints [B, num_vars]."""
+        return torch.cos(y) if self.sine_constraints else torch.ones_like(y)
 
     def _constraint_argument(self, y: Tensor, x: Tensor) -> Tensor:
         """psi(y; x): y, or sin(y) - sin(A^+ x) + A^+ x with sine constraints (module docstring)."""

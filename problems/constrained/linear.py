@@ -39,6 +39,10 @@ class LinearInequalityFamily(ConstrainedFamily):
         """G psi(y; x) - h [B, k]."""
         return self._constraint_argument(y, x) @ self.G.T - self.h
 
+    def _problem_ineq_jacobian(self, y: Tensor, x: Tensor) -> Tensor:
+        """G diag(psi'(y)) [B, k, n]."""
+        return self.G * self._constraint_argument_slope(y).unsqueeze(1)
+
     @classmethod
     def generate(
         cls,

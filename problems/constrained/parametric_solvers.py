@@ -13,11 +13,12 @@ parameter changes between instances:
   warm start; `warm_start` does not apply.
 - "cvxpy" (convex QCQP / SOCP families, also QPs): cvxpy with x as a `Parameter`, so the problem
   is DPP and canonicalized once (the first solve), then Clarabel solves each instance.
-- "slsqp" (nonconvex and nonsmooth families, any family): SLSQP with autograd gradients and
-  Jacobians; with `warm_start` it starts from the previous instance's solution moved onto the new
-  equality set (y + A^+ (x - A y)), and falls back to the A^+ x start if that start fails the
-  check. IPOPT (cyipopt) is not used: PyPI has only its source, which needs a system IPOPT
-  library that this project cannot install through pip.
+- "slsqp" (nonconvex and nonsmooth families, any family): SLSQP with the autograd objective
+  gradient and the family's closed-form inequality Jacobian; with `warm_start` it starts from
+  the previous instance's solution moved onto the new equality set (y + A^+ (x - A y)), and
+  falls back to the A^+ x start if that start fails the check. IPOPT (cyipopt) is not used:
+  PyPI has only its source, which needs a system IPOPT library that this project cannot install
+  through pip.
 
 `tolerance` is the solver's own stopping tolerance (None: the solver's default: OSQP 1e-3 absolute
 and relative, Clarabel 1e-8, SLSQP ftol 1e-6); every point still goes through the independent

@@ -47,6 +47,12 @@ class QuadraticInequalityFamily(ConstrainedFamily):
         curvature = 0.5 * y.square() @ self.H_diag.T
         return curvature + self._constraint_argument(y, x) @ self.G.T - self.h
 
+    def _problem_ineq_jacobian(self, y: Tensor, x: Tensor) -> Tensor:
+        """diag(H_diag_i) y + G_i diag(psi'(y)) per row i [B, k, n]."""
+        return self.H_diag * y.unsqueeze(1) + self.G * self._constraint_argument_slope(y).unsqueeze(
+            1
+        )
+
     @classmethod
     def generate(
         cls,

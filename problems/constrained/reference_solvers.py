@@ -6,7 +6,8 @@ Solvers:
   independently of the torch functions, and built once with x as a cvxpy Parameter, so each
   instance re-solves without re-canonicalizing.
 - "slsqp" (default for nonconvex and nonsmooth families, allowed for convex ones too): scipy's
-  SLSQP on the family's torch functions with autograd gradients, started from A^+ x (feasible by
+  SLSQP on the family's torch functions with the autograd objective gradient and the family's
+  closed-form inequality Jacobian, started from A^+ x (feasible by
   construction) and, with `num_starts` > 1, from A^+ x moved along random null-space directions
   of A; the best checked candidate wins. A local solver: its optimum is local.
   The nonsmooth term 0.1 ||y|| is smooth on the feasible set, since y = 0 violates A y = x
@@ -277,8 +278,8 @@ def slsqp_problem(
 
 
 def _slsqp_minimizer(family: ConstrainedFamily, options: dict) -> Callable:
-    """minimize_from(x [1, num_eq], start) -> scipy OptimizeResult of SLSQP with autograd
-    gradients and Jacobians (CPU family)."""
+    """minimize_from(x [1, num_eq], start) -> scipy OptimizeResult of SLSQP with the autograd
+    objective gradient and the family's closed-form inequality Jacobian (CPU family)."""
     A = family.A.numpy()
     bounds = None if family.box_bound is None else Bounds(-family.box_bound, family.box_bound)
 
@@ -289,7 +290,7 @@ def _slsqp_minimizer(family: ConstrainedFamily, options: dict) -> Callable:
             {
                 "type": "ineq",  # scipy's convention is fun(y) >= 0
                 "fun": _residual(inequality, x, sign=-1.0),
-                "jac": _jacobian(inequality, x, family.num_ineq, sign=-1.0),
+                "jac": _residual(family.problem_ineq_jacobian, x, sign=-1.0),
             },
         ]
         objective = _value_and_gradient(family.objective, x)
@@ -332,28 +333,11 @@ def _value_and_gradient(
 def _residual(
     function: TorchResidual, x: Tensor, sign: float = 1.0
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy sign * r(y) for one instance of a batched vector torch function."""
+    """numpy sign * r(y) for one instance of a batched torch function (residuals or their
+    closed-form Jacobian)."""
 
     def evaluate(y: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             return sign * function(torch.tensor(y, dtype=x.dtype).unsqueeze(0), x)[0].numpy()
-
-    return evaluate
-
-
-def _jacobian(
-    function: TorchResidual, x: Tensor, rows: int, sign: float = 1.0
-) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy sign * dr/dy [rows, n] in one backward pass.
-
-    The point is copied once per residual row into a batch; since instances are independent,
-    the gradient of sum_i r_i(batch row i) with respect to batch row i is row i of the Jacobian.
-    """
-
-    def evaluate(y: np.ndarray) -> np.ndarray:
-        batch = torch.tensor(y, dtype=x.dtype).expand(rows, -1).clone().requires_grad_(True)
-        values = function(batch, x.expand(rows, -1))
-        (jacobian,) = torch.autograd.grad(values.diagonal().sum(), batch)
-        return sign * jacobian.numpy()
 
     return evaluate

@@ -49,6 +49,18 @@ class SecondOrderConeFamily(ConstrainedFamily):
         cone_norms = torch.linalg.vector_norm(cone_vectors + self.h, dim=-1)
         return cone_norms - (y @ self.c.T + self.d)
 
+    def _problem_ineq_jacobian(self, y: Tensor, x: Tensor) -> Tensor:
+        """u_i^T G_i diag(psi'(y)) - c_i^T with u_i the unit cone vector [B, k, n].
+
+        Where a cone vector is zero the norm has no gradient; u_i = 0 there (a subgradient).
+        """
+        argument = self._constraint_argument(y, x)
+        cone_vectors = torch.einsum("irn,bn->bir", self.G, argument) + self.h
+        cone_norms = torch.linalg.vector_norm(cone_vectors, dim=-1, keepdim=True)
+        units = cone_vectors / torch.where(cone_norms > 0, cone_norms, torch.ones_like(cone_norms))
+        slope = self._constraint_argument_slope(y).unsqueeze(1)
+        return torch.einsum("bir,irn->bin", units, self.G) * slope - self.c
+
     @classmethod
     def generate(
         cls,

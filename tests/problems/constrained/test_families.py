@@ -196,6 +196,25 @@ def test_gradients_match_finite_differences(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), scale=st.floats(0.0, 5.0))
+def test_closed_form_jacobian_equals_autograd(name: str, seed: int, scale: float) -> None:
+    """problem_ineq_jacobian equals the autograd Jacobian of problem_ineq_residual, row by row,
+    at points on and off the feasible set."""
+    family = small_family(name, num_vars=7, num_eq=3, num_ineq=4)
+    x = family.sample_parameters(3, seed=seed)
+    generator = torch.Generator().manual_seed(seed)
+    y = family.constructed_point(x) + scale * torch.randn(3, 7, generator=generator, dtype=x.dtype)
+    closed_form = family.problem_ineq_jacobian(y, x)
+    assert closed_form.shape == (3, 4, 7)
+    for row in range(3):
+        autograd = torch.autograd.functional.jacobian(
+            lambda point, r=row: family.problem_ineq_residual(point[None], x[r : r + 1])[0], y[row]
+        )
+        torch.testing.assert_close(closed_form[row], autograd, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_same_seed_same_bits_other_seed_other_data(name: str) -> None:
     """make_family and sample_parameters are reproducible bit for bit and seed-sensitive."""
     assert same_data(small_family(name, seed=11), small_family(name, seed=11))
