@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from scipy.optimize import lsq_linear
+from scipy.optimize import OptimizeResult, lsq_linear
 
 import problems.constrained.dataset as dataset_module
 from problems.constrained import (
@@ -21,6 +21,7 @@ from problems.constrained import (
     make_family,
     solve_reference,
 )
+from problems.constrained.reference_solvers import SLSQP_LINE_SEARCH_STALL, _confirmed_on_stall
 
 SMALL = {"num_vars": 10, "num_eq": 5, "num_ineq": 5}
 NAMES = sorted(FAMILIES)
@@ -112,6 +113,30 @@ def test_more_starts_never_give_a_worse_local_optimum() -> None:
     several = solve_reference(family, x, num_starts=3, seed=1)
     assert several.accepted.all()
     assert (several.objectives <= single.objectives + 1e-9).all()
+
+
+def test_line_search_stall_is_confirmed_from_its_point_and_other_failures_are_not() -> None:
+    """A tight SLSQP solve that stalls in its line search (mode 8) is re-solved from the stalled
+    point at the default tolerance; success or any other failure mode is returned unchanged."""
+    calls: list[tuple[str, np.ndarray]] = []
+
+    def fake(name: str, status: int, success: bool):
+        def minimize(_: torch.Tensor, start: np.ndarray) -> OptimizeResult:
+            calls.append((name, start))
+            return OptimizeResult(x=start + 1.0, status=status, success=success)
+
+        return minimize
+
+    confirm = fake("confirm", 0, True)
+    stalled = _confirmed_on_stall(fake("tight", SLSQP_LINE_SEARCH_STALL, False), confirm)
+    result = stalled(torch.zeros(1, 2), np.zeros(3))
+    assert [name for name, _ in calls] == ["tight", "confirm"]
+    np.testing.assert_array_equal(calls[1][1], np.ones(3))
+    assert result.success and np.array_equal(result.x, np.full(3, 2.0))
+    for status, success in [(0, True), (9, False)]:
+        calls.clear()
+        result = _confirmed_on_stall(fake("tight", status, success), confirm)(None, np.zeros(3))
+        assert [name for name, _ in calls] == ["tight"] and result.success == success
 
 
 @pytest.mark.parametrize(("name", "solver"), [("convex_qp", "clarabel"), ("nonconvex_qp", "slsqp")])
