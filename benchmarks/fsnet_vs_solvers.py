@@ -114,10 +114,16 @@ def fsnet_variant(model: FSNet, problem: ProblemSpec, args: argparse.Namespace, 
     return variant
 
 
-def run_fsnet(trainer, model, data, x: torch.Tensor, args: argparse.Namespace) -> dict:
+def batch_sizes(requested: list[int], available: int) -> list[int]:
+    """The requested batch sizes, each capped at the test instances left after the references
+    that failed their check are dropped (so times are divided by the instances solved)."""
+    return sorted({min(size, available) for size in requested})
+
+
+def run_fsnet(trainer, model, data, x: torch.Tensor, sizes: list[int]) -> dict:
     """Test metrics, time per instance as the batch grows and the profile of one variant."""
     result = test(trainer, model, data)
-    result["per_instance"] = fsnet_times(model, x, args.batch_sizes)
+    result["per_instance"] = fsnet_times(model, x, sizes)
     result["profile"] = profile_feasibility(model, x)
     return result
 
@@ -132,14 +138,13 @@ def matched_setting(row: dict, gap: float) -> tuple[str, dict] | None:
     return min(matched, key=lambda item: item[1]["wall_seconds"]) if matched else None
 
 
-def run_matched(family, x: torch.Tensor, key: str, result: dict, args) -> dict:
+def run_matched(family, x: torch.Tensor, key: str, result: dict, sizes: list[int], workers: int):
     """The matched setting on `--workers` processes and per instance as the batch grows."""
     solver, tolerance, start = key.split()
     setting = (solver, None if tolerance == "default" else float(tolerance), start == "warm")
-    parallel = solve_parametric(family, x, *setting, workers=args.workers)
+    parallel = solve_parametric(family, x, *setting, workers=workers)
     scaling = {
-        size: solve_parametric(family, x[:size], *setting).wall_seconds / size
-        for size in args.batch_sizes
+        size: solve_parametric(family, x[:size], *setting).wall_seconds / size for size in sizes
     }
     return {
         "setting": key,
@@ -171,7 +176,11 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     L.seed_everything(0, verbose=False)
     model = build("fsnet", problem, args)
     trainer, train_seconds = fit(model, data, args.epochs, args.lr)
+    sizes = batch_sizes(args.batch_sizes, len(x))
     row: dict = {
+        "test_instances": len(x),
+        "rejected_references": data.rejected["test"],
+        "batch_sizes": sizes,
         "train_seconds": train_seconds,
         "fsnet": {},
         "scratch": {"wall_seconds": float(scratch.solve_times.sum()), "solver": scratch.solver},
@@ -180,7 +189,7 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     }
     for memory in args.test_memories:
         variant = fsnet_variant(model, problem, args, memory)
-        row["fsnet"][memory] = run_fsnet(trainer, variant, data, x, args)
+        row["fsnet"][memory] = run_fsnet(trainer, variant, data, x, sizes)
         print(name, "fsnet memory", memory, json.dumps(row["fsnet"][memory]), flush=True)
     for solver in solvers_for(family):
         for tolerance, warm in SWEEP[solver]:
@@ -194,7 +203,7 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
             continue
         key, result = found
         if key not in row["matched"]:
-            row["matched"][key] = run_matched(family, x, key, result, args)
+            row["matched"][key] = run_matched(family, x, key, result, sizes, args.workers)
             print(name, "matched", json.dumps(row["matched"][key]), flush=True)
         fsnet["matched"] = key
     return row
@@ -220,7 +229,7 @@ def matched_lines(row: dict, memory: int, args: argparse.Namespace) -> list[str]
         f"| instances | FSNet memory {memory} ms / instance | matched solver ms / instance |",
         "|---|---|---|",
     ]
-    for size in args.batch_sizes:
+    for size in row["batch_sizes"]:
         lines.append(
             f"| {size} | {1e3 * fsnet['per_instance'][size]:.3f} | "
             f"{1e3 * matched['per_instance'][size]:.3f} |"
@@ -245,7 +254,7 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
     the matched settings and the batch scaling."""
     lines = [
         f"FSNet vs solvers at their best: {args.num_vars} variables, {args.num_eq} equalities, "
-        f"{args.num_ineq} inequalities; {args.test_size} test instances; FSNet {args.epochs} "
+        f"{args.num_ineq} inequalities; {args.test_size} test instances drawn; FSNet {args.epochs} "
         f"epochs (L-BFGS memory 30 in training), seed 0, evaluated with L-BFGS memory "
         f"{' and '.join(map(str, args.test_memories))}; one thread per process; gaps vs the "
         "from-scratch reference; the third column is each time over the first FSNet row's "
@@ -258,7 +267,9 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
         lines += [
             f"### {name}",
             "",
-            f"FSNet trained in {row['train_seconds']:.0f} s.",
+            f"{row['test_instances']} test instances solved ({row['rejected_references']} left "
+            f"out: their reference failed its check). FSNet trained in "
+            f"{row['train_seconds']:.0f} s.",
             "",
             f"| method | seconds for the batch | time / FSNet memory {args.test_memories[0]} | "
             "feasible | gap mean | gap max |",
@@ -283,7 +294,7 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
         lines.append("")
         for memory, fsnet in row["fsnet"].items():
             lines += matched_lines(row, memory, args)
-            lines += profile_lines(fsnet["profile"], memory, args.test_size)
+            lines += profile_lines(fsnet["profile"], memory, row["test_instances"])
     return "\n".join(lines)
 
 
