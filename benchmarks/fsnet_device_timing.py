@@ -1,0 +1,153 @@
+"""FSNet's batch solve on an accelerator: time per instance at large batches, from trained weights.
+
+Loads FSNet checkpoints written by `python train.py fit` (the network is trained elsewhere, on
+CPU), moves model and family to `--device`, draws fresh parameters from the family (seeded) and
+times `solve` on the first B of them for each batch size (one untimed warm-up, then the median
+of `--repeats`, the device synchronized around each solve). Every returned point is checked by
+the family's residuals (feasible rate at the model's report tolerance, mean objective), and the
+same checkpoint's solve of `--cpu-batch` instances on one CPU thread gives the ratio within the
+run. No reference solve: the gaps are in the CPU benchmarks.
+
+    python -m benchmarks.fsnet_device_timing --checkpoints a.ckpt b.ckpt --device cuda \\
+        --batch-sizes 1024 8192 --output-dir "$OUT"
+
+writes fsnet_device_timing.{json,md} to --output-dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from lightning_modules.fsnet.module import FSNet
+from problems.constrained import ProblemSpec
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PARAMETER_SEED = 7
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued kernels so a wall-clock reading covers them (no-op on CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def timed_batch(model: FSNet, x: torch.Tensor, repeats: int) -> tuple[torch.Tensor, float]:
+    """The solution of batch `x` and the median seconds of `repeats` solves after a warm-up."""
+    model.timed_solve(x)
+    seconds = []
+    for _ in range(repeats):
+        synchronize(x.device)
+        start = time.perf_counter()
+        y, _ = model.timed_solve(x)
+        synchronize(x.device)
+        seconds.append(time.perf_counter() - start)
+    return y, statistics.median(seconds)
+
+
+def checked(model: FSNet, y: torch.Tensor, x: torch.Tensor) -> dict[str, float]:
+    """Feasible rate and mean objective of the points, by the family's own residuals."""
+    with torch.no_grad():
+        violation = model.family.violation(y, x)
+        feasible = (violation.max_eq <= model.report_tolerance) & (
+            violation.max_ineq <= model.report_tolerance
+        )
+        return {
+            "feasible_rate": float(feasible.double().mean()),
+            "objective_mean": float(model.family.objective(y, x).mean()),
+        }
+
+
+def load(path: Path, device: torch.device, test_max_iter: int) -> FSNet:
+    """The checkpoint's FSNet on `device` in eval mode, family data moved with it."""
+    with torch.serialization.safe_globals([ProblemSpec]):  # the problem block in hparams
+        model = FSNet.load_from_checkpoint(path, map_location=device, test_max_iter=test_max_iter)
+    model.family = model.family.to(device)
+    return model.eval()
+
+
+def time_checkpoint(path: Path, args: argparse.Namespace) -> dict:
+    """Per-instance times on the device at each batch size and on one CPU thread."""
+    device = torch.device(args.device)
+    model = load(path, device, args.test_max_iter)
+    count = max(*args.batch_sizes, args.cpu_batch)
+    x_all = model.family.sample_parameters(count, PARAMETER_SEED)
+    row: dict = {"problem": str(model.problem), "device": {}, "cpu": {}}
+    for size in args.batch_sizes:
+        x = x_all[:size]
+        y, seconds = timed_batch(model, x, args.repeats)
+        row["device"][size] = {"seconds": seconds, "ms_per_instance": 1e3 * seconds / size}
+        row["device"][size].update(checked(model, y, x))
+        print(path, args.device, size, json.dumps(row["device"][size]), flush=True)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    cpu_model = load(path, torch.device("cpu"), args.test_max_iter)
+    x = x_all[: args.cpu_batch].cpu()
+    y, seconds = timed_batch(cpu_model, x, 1)
+    torch.set_num_threads(threads)
+    row["cpu"] = {"batch": args.cpu_batch, "seconds": seconds}
+    row["cpu"].update(checked(cpu_model, y, x))
+    row["cpu"]["ms_per_instance"] = 1e3 * seconds / args.cpu_batch
+    return row
+
+
+def markdown(results: dict, args: argparse.Namespace, device_name: str) -> str:
+    """One table per checkpoint: ms per instance on the device and on one CPU thread."""
+    lines = [f"FSNet batch solve on {device_name}; test iterations {args.test_max_iter}.", ""]
+    for name, row in results.items():
+        cpu = row["cpu"]
+        lines += [
+            f"### {name}: {row['problem']}",
+            "",
+            "| where | batch | ms / instance | feasible | mean objective |",
+            "|---|---|---|---|---|",
+            f"| CPU, 1 thread | {cpu['batch']} | {cpu['ms_per_instance']:.3f} | "
+            f"{cpu['feasible_rate']:.3f} | {cpu['objective_mean']:.4g} |",
+        ]
+        for size, result in row["device"].items():
+            lines.append(
+                f"| {args.device} | {size} | {result['ms_per_instance']:.4f} | "
+                f"{result['feasible_rate']:.3f} | {result['objective_mean']:.4g} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Time every checkpoint; a missing checkpoint or device ends in one line before any run."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoints", type=Path, nargs="+", required=True)
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1024, 8192])
+    parser.add_argument("--cpu-batch", type=int, default=1024)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--test-max-iter", type=int, default=200)
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    missing = [str(path) for path in args.checkpoints if not path.is_file()]
+    if missing:
+        sys.exit(f"--checkpoints: no such file: {', '.join(missing)}")
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit(f"--device {args.device}: CUDA is not available here (allowed: cpu, or cuda)")
+    if min(args.batch_sizes) < 1 or args.cpu_batch < 1 or args.repeats < 1:
+        sys.exit("--batch-sizes, --cpu-batch and --repeats must be positive integers")
+    device = torch.device(args.device)
+    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    results = {str(path): time_checkpoint(path, args) for path in args.checkpoints}
+    text = markdown(results, args, device_name)
+    print(text)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    (args.output_dir / "fsnet_device_timing.md").write_text(text)
+    record = {"device": device_name, "args": {k: str(v) for k, v in vars(args).items()}}
+    record["results"] = results
+    (args.output_dir / "fsnet_device_timing.json").write_text(json.dumps(record, indent=1))
+
+
+if __name__ == "__main__":
+    main()
