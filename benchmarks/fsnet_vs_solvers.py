@@ -138,7 +138,9 @@ def matched_setting(row: dict, gap: float) -> tuple[str, dict] | None:
     return min(matched, key=lambda item: item[1]["wall_seconds"]) if matched else None
 
 
-def run_matched(family, x: torch.Tensor, key: str, result: dict, sizes: list[int], workers: int):
+def run_matched(
+    family, x: torch.Tensor, key: str, result: dict, sizes: list[int], workers: int
+) -> dict:
     """The matched setting on `--workers` processes and per instance as the batch grows."""
     solver, tolerance, start = key.split()
     setting = (solver, None if tolerance == "default" else float(tolerance), start == "warm")

@@ -140,9 +140,7 @@ class ConstrainedSolverModule(L.LightningModule):
         for name, value in values.items():
             metrics[f"{name}_mean"].update(value)
             metrics[f"{name}_max"].update(value)
-        tolerance = self.report_tolerance
-        feasible = (violation.max_eq <= tolerance) & (violation.max_ineq <= tolerance)
-        metrics["feasible_rate"].update(feasible.double())
+        metrics["feasible_rate"].update(violation.within(self.report_tolerance).double())
         reference_total = float(reference_seconds.sum())
         metrics["batch_seconds"].update(seconds)
         metrics["reference_seconds"].update(reference_total)

@@ -53,6 +53,10 @@ class Violation:
     max_ineq: Tensor
     squared: Tensor
 
+    def within(self, tolerance: float) -> Tensor:
+        """[B] bool: both max violations at most `tolerance` (the feasible-rate test)."""
+        return (self.max_eq <= tolerance) & (self.max_ineq <= tolerance)
+
 
 @dataclass(frozen=True, eq=False)
 class ConstrainedFamily(ABC):

@@ -57,6 +57,7 @@ def test_times_and_checks_every_batch(checkpoint: Path, tmp_path: Path) -> None:
     [
         (["--device", "cpu", "--batch-sizes", "0"], "--batch-sizes"),
         (["--device", "cpu", "--repeats", "0"], "--repeats"),
+        (["--device", "cpu", "--test-max-iter", "0"], "--test-max-iter"),
         pytest.param(
             ["--device", "cuda:0"],
             "--device",
@@ -71,6 +72,19 @@ def test_bad_arguments_fail_in_one_line(
     before anything is written."""
     with pytest.raises(SystemExit, match="--checkpoints"):
         main(["--checkpoints", str(tmp_path / "missing.ckpt"), "--output-dir", str(tmp_path)])
+    not_a_checkpoint = tmp_path.parent / f"{tmp_path.name}_notes.ckpt"
+    not_a_checkpoint.write_text("not a checkpoint")
+    with pytest.raises(SystemExit, match="--checkpoints: .* is not an FSNet checkpoint"):
+        main(
+            [
+                "--checkpoints",
+                str(not_a_checkpoint),
+                "--device",
+                "cpu",
+                "--output-dir",
+                str(tmp_path),
+            ]
+        )
     with pytest.raises(SystemExit, match=field):
         main(["--checkpoints", str(checkpoint), *extra, "--output-dir", str(tmp_path)])
     assert not any(tmp_path.iterdir())
