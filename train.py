@@ -2,7 +2,7 @@
 
 With no arguments it runs `fit` (and then `test`) with `configs/default.yaml`. Every
 LightningModule and LightningDataModule (the project's or the user's) is selectable by
-`class_path`; optimizers and LR schedulers too (`--optimizer optimizers.SAM`).
+`class_path`; optimizers and LR schedulers too (`--optimizer optiforge.optimizers.SAM`).
 
 User mistakes end before anything is written (no logger run, no checkpoint folder), in ONE
 line on stderr naming the field, with exit status 2 (like argparse). The mechanism, for any
@@ -10,7 +10,7 @@ module or data module:
 - a constructor checks its own inputs (values, data files, weights files and their kind) and
   raises `ValueError("<field>: <what is wrong, the value, what is allowed>")`, where <field> is
   the option as the user writes it (`data.path`, `model.morph_weights`);
-  `lightning_modules.weights_file.read_state_dict` does this for weights files;
+  `optiforge.lightning_modules.weights_file.read_state_dict` does this for weights files;
 - the CLI instantiates model and data before anything writes (the logger starts its run on
   first use) and turns such a ValueError / TypeError, or a Lightning misconfiguration of the
   trainer, into that one line (`OptiforgeArgumentParser.error`);
@@ -35,15 +35,15 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
-from callbacks.fit_summary import FitSummary
-from callbacks.forward_only import ForwardOnly
-from callbacks.latest_checkpoint import LatestCheckpoint
-from callbacks.save_config import LoggerSaveConfigCallback
-from callbacks.sharpness_guard import SharpnessGuard
-from callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
+from optiforge.callbacks.fit_summary import FitSummary
+from optiforge.callbacks.forward_only import ForwardOnly
+from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+from optiforge.callbacks.save_config import LoggerSaveConfigCallback
+from optiforge.callbacks.sharpness_guard import SharpnessGuard
+from optiforge.callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
-WANDB_LOGGER = "callbacks.wandb_logger.OptiforgeWandbLogger"
+WANDB_LOGGER = "optiforge.callbacks.wandb_logger.OptiforgeWandbLogger"
 # Signs torch does not check: a negative lr ascends; a scheduler divides by step_size / T_max /
 # T_0, and a negative gamma / factor flips the rate's sign (step_size -1 raised it every epoch).
 SIGN_CHECKS = {">= 0": lambda value: value >= 0, "> 0": lambda value: value > 0}
@@ -207,7 +207,7 @@ class OptiforgeCLI(LightningCLI):
     ) -> dict[str, Any]:
         """The checkpoint at `ckpt_path`, refused unless it is a Lightning checkpoint of the
         configured model class (when the checkpoint records its class)."""
-        from lightning_modules.weights_file import checkpoint_class, load_weights_file
+        from optiforge.lightning_modules.weights_file import checkpoint_class, load_weights_file
 
         try:
             checkpoint = load_weights_file("ckpt_path", ckpt_path, "a Lightning checkpoint")
@@ -236,7 +236,7 @@ class OptiforgeCLI(LightningCLI):
         let fit's callbacks that have a `check_module(model)` refuse the model."""
         checkpoint, self.checkpoint = self.checkpoint, None  # not kept through training
         if checkpoint is not None and not is_overridden("configure_model", self.model):
-            from lightning_modules.weights_file import weights_mismatch
+            from optiforge.lightning_modules.weights_file import weights_mismatch
 
             mismatch = weights_mismatch(checkpoint["state_dict"], self.model)
             if mismatch is not None and getattr(self.model, "strict_loading", True):

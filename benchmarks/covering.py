@@ -19,7 +19,8 @@ from pathlib import Path
 
 import torch
 
-from algorithms.covering import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.covering import (
     KNOWN_RADII,
     Cover,
     Region,
@@ -30,7 +31,6 @@ from algorithms.covering import (
     restarts_needed,
     smoothed_cover,
 )
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
 
 CASES = [("square", n) for n in range(1, 11)] + [("disk", n) for n in range(3, 8)]
 OTHER = [(name, n) for name in ("L-shape", "annulus", "comb") for n in (3, 5, 7)]

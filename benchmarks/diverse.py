@@ -25,16 +25,16 @@ from pathlib import Path
 
 from torch import Tensor
 
-from algorithms.diverse import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.diverse import (
     RunSettings,
     load_compas_regression,
     make_topology,
     simulate,
     split_shards,
 )
-from algorithms.diverse.launch import main as launch
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from problems.data_paths import data_path
+from optiforge.algorithms.diverse.launch import main as launch
+from optiforge.problems.data_paths import data_path
 
 METHODS = ("diverse", "diverse_full_batch", "gt_eg", "gt_eg_fastmix", "centralized_ogda")
 

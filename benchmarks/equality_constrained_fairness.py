@@ -9,9 +9,9 @@ mode, penalty weight), tested at the final weights: test accuracy and test parit
 predictions, max over groups of |P(yhat=1 | g) - P(yhat=1)|) for race and sex.
 
 Part 2 (the peer): the same model, data, steps and learning rates in a plain torch loop, once
-unconstrained, once with `optimizers.DualAscent`, once with Cooper's `SimultaneousOptimizer`
-(Lagrangian formulation, dual SGD with maximize=True). Both primal-dual runs apply the same
-simultaneous update, so their multipliers must agree; the per-step overhead over the
+unconstrained, once with `optiforge.optimizers.DualAscent`, once with Cooper's
+`SimultaneousOptimizer` (Lagrangian formulation, dual SGD with maximize=True). Both primal-dual runs
+apply the same simultaneous update, so their multipliers must agree; the per-step overhead over the
 unconstrained loop is the cost of the constraint machinery (best of `--repeats` timings).
 
 Writes benchmarks/results/equality_constrained_fairness.json and .md.
@@ -30,10 +30,13 @@ import torch
 import torch.nn.functional as F
 
 from benchmarks.cli_runs import fit_and_test
-from datamodules.compas_fairness import CompasFairnessDataModule
-from lightning_modules.classifier_nets import mlp
-from lightning_modules.constrained.fair_classifier import fairness_metrics, parity_residuals
-from optimizers import DualAscent, equality
+from optiforge.datamodules.compas_fairness import CompasFairnessDataModule
+from optiforge.lightning_modules.classifier_nets import mlp
+from optiforge.lightning_modules.constrained.fair_classifier import (
+    fairness_metrics,
+    parity_residuals,
+)
+from optiforge.optimizers import DualAscent, equality
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -314,7 +317,7 @@ def log_to_wandb(config: dict[str, object], table: str) -> None:
     """One W&B run holding the markdown tables (offline without credentials)."""
     import wandb
 
-    from callbacks.wandb_logger import resolve_wandb_mode
+    from optiforge.callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(
         project="optiforge",

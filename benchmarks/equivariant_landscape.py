@@ -2,7 +2,7 @@
 
     python -m benchmarks.equivariant_landscape [--seeds 10] [--steps 4000] [--wandb]
 
-Teacher-student regression (`datamodules.PermutationTeacherDataModule`, invariant scalar
+Teacher-student regression (`optiforge.datamodules.PermutationTeacherDataModule`, invariant scalar
 output, 2048 training and 4096 test samples) for each setting of SETTINGS: the teacher's and
 the student's hidden representations, at n = 4 and 5 and two student widths. Per seed (teacher,
 data and student initialization all seeded), with full-batch Adam (`--lr`):
@@ -40,11 +40,11 @@ import torch
 from torch.nn.functional import mse_loss
 
 from benchmarks.wandb_tables import log_tables
-from datamodules.permutation_teacher import PermutationTeacherDataModule
-from lightning_modules.equivariant.hidden_rep import rep_name
-from lightning_modules.equivariant.landscape import landscape_at
-from lightning_modules.equivariant.module import EquivariantRegressor
-from problems.equivariant.permutation_rep import PermutationRep
+from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
+from optiforge.lightning_modules.equivariant.hidden_rep import rep_name
+from optiforge.lightning_modules.equivariant.landscape import landscape_at
+from optiforge.lightning_modules.equivariant.module import EquivariantRegressor
+from optiforge.problems.equivariant.permutation_rep import PermutationRep
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 # name -> (n, teacher hidden blocks, student hidden blocks)

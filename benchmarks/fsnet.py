@@ -29,11 +29,11 @@ from torch.utils.data import TensorDataset
 
 from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
-from datamodules.constrained_problems import ConstrainedProblemDataModule
-from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
-from lightning_modules.fsnet.solver_module import ConstrainedSolverModule
-from problems.constrained import FAMILIES, ProblemSpec
-from problems.constrained.reference_solvers import solve_reference
+from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+from optiforge.lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
+from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.problems.constrained import FAMILIES, ProblemSpec
+from optiforge.problems.constrained.reference_solvers import solve_reference
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FSNET_FAMILIES = [name for name in FAMILIES if not name.startswith("dc3_")]

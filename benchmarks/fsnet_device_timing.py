@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.fsnet.module import FSNet
-from problems.constrained import ProblemSpec
+from optiforge.lightning_modules.fsnet.module import FSNet
+from optiforge.problems.constrained import ProblemSpec
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PARAMETER_SEED = 7

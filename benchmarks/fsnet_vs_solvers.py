@@ -6,8 +6,9 @@ paper's, and 5: the two-loop recursion is most of an iteration's time on CPU); t
 instances are solved by
 - the from-scratch reference (`solve_reference`: cvxpy + Clarabel, SLSQP for nonconvex
   families; the column the FSNet page reported its speedups against),
-- every parametric solver that takes the family (`problems.constrained.parametric_solvers`) at
-  each tolerance of a sweep (the solver's default first), warm-started, one process,
+- every parametric solver that takes the family
+  (`optiforge.problems.constrained.parametric_solvers`) at each tolerance of a sweep (the solver's
+  default first), warm-started, one process,
 - per FSNet variant, the "matched" setting: the fastest of the sweep whose points are all
   feasible (1e-6) and whose mean gap is at most that variant's, also run on `--workers`
   processes.
@@ -32,12 +33,12 @@ import numpy as np
 import torch
 
 from benchmarks.fsnet import build, fit, test
-from datamodules.constrained_problems import ConstrainedProblemDataModule
-from lightning_modules.fsnet import FSNet
-from problems.constrained import ProblemSpec
-from problems.constrained.linear import LinearInequalityFamily
-from problems.constrained.parametric_solvers import ParametricRun, solve_parametric
-from problems.constrained.reference_solvers import solve_reference
+from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+from optiforge.lightning_modules.fsnet import FSNet
+from optiforge.problems.constrained import ProblemSpec
+from optiforge.problems.constrained.linear import LinearInequalityFamily
+from optiforge.problems.constrained.parametric_solvers import ParametricRun, solve_parametric
+from optiforge.problems.constrained.reference_solvers import solve_reference
 
 RESULTS = Path(__file__).resolve().parent / "results"
 WARM, COLD = True, False

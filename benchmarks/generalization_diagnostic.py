@@ -21,8 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from algorithms.generalization import Distributions, diagnose
 from benchmarks.figures import RESULTS
+from optiforge.algorithms.generalization import Distributions, diagnose
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "generalization"
 ALGORITHMS = {

@@ -30,9 +30,9 @@ from benchmarks.nonconvex_functions import (
     rosenbrock,
     rosenbrock_start,
 )
-from optimizers.critical_or_progress import PAPER_FLOOR, reuse_schedule
-from optimizers.critical_point_baselines import cubic_newton, gradient_descent
-from optimizers.hessian_reuse_agd import CriticalPointResult, hessian_reuse_agd
+from optiforge.optimizers.critical_or_progress import PAPER_FLOOR, reuse_schedule
+from optiforge.optimizers.critical_point_baselines import cubic_newton, gradient_descent
+from optiforge.optimizers.hessian_reuse_agd import CriticalPointResult, hessian_reuse_agd
 
 BUDGETS = (0, 1, 2, 4, 8, 16, 32)
 FLOORS = (PAPER_FLOOR, 1.0)

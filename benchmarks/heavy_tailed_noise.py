@@ -47,7 +47,7 @@ from typing import Protocol
 import torch
 from torch import Tensor, nn
 
-from optimizers import ClipNSGDHess, NSGDHess
+from optiforge.optimizers import ClipNSGDHess, NSGDHess
 
 TAIL_INDEX = 1.1
 DIM = 10
@@ -255,7 +255,7 @@ def log_to_wandb(config: dict[str, object], results: dict[str, dict[str, object]
     """One W&B run with the config, a summary table and per-method summary metrics."""
     import wandb
 
-    from callbacks.wandb_logger import resolve_wandb_mode
+    from optiforge.callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(
         project="optiforge",

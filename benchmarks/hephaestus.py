@@ -31,11 +31,11 @@ import torch
 
 from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
-from datamodules.qosd import QoSDDataModule
-from lightning_modules.hephaestus import Forge
-from lightning_modules.hephaestus.morph import Morph
-from lightning_modules.hephaestus.refine import Refine
-from problems.qosd import EDGE_FUNCTIONS, GRAPH_MODELS
+from optiforge.datamodules.qosd import QoSDDataModule
+from optiforge.lightning_modules.hephaestus import Forge
+from optiforge.lightning_modules.hephaestus.morph import Morph
+from optiforge.lightning_modules.hephaestus.refine import Refine
+from optiforge.problems.qosd import EDGE_FUNCTIONS, GRAPH_MODELS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PHASES = ("forge", "morph", "refine")

@@ -26,7 +26,8 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from algorithms.kv_compression import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
     KVCompressor,
@@ -36,10 +37,9 @@ from algorithms.kv_compression import (
     relative_error,
     weighted_attention,
 )
-from algorithms.kv_compression.synthetic import clustered_with_needle
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from datamodules.tinyshakespeare import TinyShakespeareDataModule
-from lightning_modules.kv_lm.weights import SHIPPED, load_weights
+from optiforge.algorithms.kv_compression.synthetic import clustered_with_needle
+from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
+from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
 
 RATES = (1 / 2, 1 / 4, 1 / 8, 1 / 16)
 TAIL = 32  # the latest compressed positions, whose kept count the tables report

@@ -39,11 +39,11 @@ from torch.nn import functional as F
 from torch.utils.data import Dataset
 from transformers import DynamicCache, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from algorithms.kv_compression import UniformHalving
-from algorithms.kv_compression.press import BalanceKVPress, CompressorPress
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from datamodules.tinyshakespeare import TinyShakespeareDataModule
-from lightning_modules.kv_lm.weights import SHIPPED, load_weights
+from optiforge.algorithms.kv_compression import UniformHalving
+from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress
+from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
+from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
 
 RATES = (1.0, 1 / 2, 1 / 4, 1 / 8, 1 / 16)
 RANDOMIZED = ("balancekv", "uniform", "balancekv_16_64", "uniform_16_64", "random")

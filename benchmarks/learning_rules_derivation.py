@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg
 
-from algorithms.learning_rules import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.learning_rules import (
     finite_horizon_lqr,
     infer_curvature,
     lqg_momentum,
@@ -30,7 +31,6 @@ from algorithms.learning_rules import (
     polyak_heavy_ball,
     simulate_lqg,
 )
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
 
 HORIZONS = [1, 2, 3, 5, 10, 20, 50, 100, 200]
 

@@ -30,9 +30,9 @@ from torch import nn
 
 from benchmarks.cli_runs import fit_and_test
 from benchmarks.figures import RESULTS
-from lightning_modules.char_lm.model import CharTransformer
-from lightning_modules.classifier_nets import small_cnn
-from optimizers import BayesCurvature
+from optiforge.lightning_modules.char_lm.model import CharTransformer
+from optiforge.lightning_modules.classifier_nets import small_cnn
+from optiforge.optimizers import BayesCurvature
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 TASKS = {
@@ -60,7 +60,7 @@ def optimizer_args(name: str, sgd_lr: float) -> list[str]:
             "--optimizer.momentum",
             "0.9",
         ]
-    return ["--optimizer", "optimizers.BayesCurvature", "--optimizer.lr", "0.003"]
+    return ["--optimizer", "optiforge.optimizers.BayesCurvature", "--optimizer.lr", "0.003"]
 
 
 BUILDERS: dict[str, Callable[[list[nn.Parameter]], torch.optim.Optimizer]] = {

@@ -41,10 +41,10 @@ def methods(batch_size: int) -> dict[str, list[str]]:
     """CLI overrides per method; m-SAM with m = batch size is SAM computed the m-SAM way."""
     table = {
         "SGD": [],
-        "SAM": ["--optimizer", "optimizers.SAM", *BASE],
+        "SAM": ["--optimizer", "optiforge.optimizers.SAM", *BASE],
         "n-SAM": [
             "--optimizer",
-            "optimizers.NSAM",
+            "optiforge.optimizers.NSAM",
             *BASE,
             "--optimizer.descent_batch_size",
             str(batch_size),
@@ -55,7 +55,7 @@ def methods(batch_size: int) -> dict[str, list[str]]:
     for temperature in ("0.1", "1.0", "10.0"):
         table[f"RW-SAM lambda={temperature}"] = [
             "--optimizer",
-            "optimizers.RWSAM",
+            "optiforge.optimizers.RWSAM",
             *BASE,
             "--optimizer.temperature",
             temperature,
@@ -64,7 +64,7 @@ def methods(batch_size: int) -> dict[str, list[str]]:
         name = f"m-SAM m={m}" + (" (full batch)" if m == batch_size else "")
         table[name] = [
             "--optimizer",
-            "optimizers.MSAM",
+            "optiforge.optimizers.MSAM",
             *BASE,
             "--optimizer.micro_batch_size",
             str(m),
@@ -165,7 +165,7 @@ def log_to_wandb(rows: list[dict]) -> None:
     """One W&B run with the results table (offline without credentials)."""
     import wandb
 
-    from callbacks.wandb_logger import resolve_wandb_mode
+    from optiforge.callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(project="optiforge", job_type="m_sharpness", mode=resolve_wandb_mode("auto"))
     columns = ["task", "method", "mean", "std", "seconds_mean"]

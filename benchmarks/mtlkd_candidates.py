@@ -10,9 +10,9 @@ by `--student` (a student weights file), once per k (0 = unrestricted, the heavy
 every remaining node), all instances of a size as one batch (one warm-up decoding at n = 20
 first). Time = wall seconds of that batch / instances (one decoding, `--threads` threads).
 Reference: PyVRP with a fixed budget of `--iterations` iterations per instance (seed 0,
-`problems.vrp.pyvrp_solver`); gap = mean over instances of 100 (cost - reference) / reference.
-Every solution passes the validator (`validate_batch` raises otherwise).
-Writes benchmarks/results/<--output, default mtlkd_candidates>.{json,md}.
+`optiforge.problems.vrp.pyvrp_solver`); gap = mean over instances of 100 (cost - reference) /
+reference. Every solution passes the validator (`validate_batch` raises otherwise). Writes
+benchmarks/results/<--output, default mtlkd_candidates>.{json,md}.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from lightning_modules.mtlkd.policy_weights import load_policy, resolve_weights
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.pyvrp_solver import PyVRPSolver
-from problems.vrp.validator import validate_batch
+from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, resolve_weights
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
+from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

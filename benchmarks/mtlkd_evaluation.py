@@ -3,9 +3,10 @@
     python -m benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
         --mtpomo weights/mtlkd/mtpomo_n50.pt [--parts suite r3c generalization cvrplib]
 
-Models are weights files (`lightning_modules.mtlkd.policy_weights`) or Lightning checkpoints.
-Every solution is checked by the independent validator (`problems.vrp.validator`); gaps are
-over validated costs, and each row reports its feasibility rate. Parts:
+Models are weights files (`optiforge.lightning_modules.mtlkd.policy_weights`) or Lightning
+checkpoints. Every solution is checked by the independent validator
+(`optiforge.problems.vrp.validator`); gaps are over validated costs, and each row reports its
+feasibility rate. Parts:
 
 - suite: the 16 variants at n = `--size`, `--instances` seeded test instances each (the
   VRPDataModule's cached test sets; PyVRP references of `--seen-iterations` iterations per instance
@@ -48,17 +49,17 @@ from torch import Tensor
 from benchmarks.mtlkd_figures import draw_from_json
 from benchmarks.mtlkd_tables import markdown
 from benchmarks.wandb_tables import log_tables
-from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.model_from_weights import build_module
-from lightning_modules.mtlkd.policy_weights import export_checkpoint, shipped_teacher_path
-from lightning_modules.mtlkd.r3c import r3c
-from lightning_modules.mtlkd.student_module import MTLKDStudent
-from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
-from problems.vrp import cvrplib
-from problems.vrp.instance import VRPBatch
-from problems.vrp.routes import split_routes
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from optiforge.datamodules.vrp import VRPDataModule
+from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
+from optiforge.lightning_modules.mtlkd.policy_weights import export_checkpoint, shipped_teacher_path
+from optiforge.lightning_modules.mtlkd.r3c import r3c
+from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
+from optiforge.lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
+from optiforge.problems.vrp import cvrplib
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.routes import split_routes
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

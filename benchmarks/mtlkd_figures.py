@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
 
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from problems.vrp.variants import SEEN_VARIANTS
+from optiforge.problems.vrp.variants import SEEN_VARIANTS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -24,6 +24,7 @@ Writes benchmarks/results/mtlkd_kd_throughput.{json,md}.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -34,6 +35,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
@@ -62,16 +64,24 @@ def timed(owner: object, name: str, label: str, split: dict[str, float]) -> None
     setattr(owner, name, wrapper)
 
 
+def project_module(name: str) -> ModuleType:
+    """The module `name` (e.g. "problems.vrp.env") of the project tree first on the path:
+    `optiforge.<name>` in trees with the namespace package, the bare name in older commits."""
+    tree = Path(os.environ.get("PYTHONPATH") or ROOT)  # run_worker's `code`
+    namespaced = (tree / "optiforge" / "__init__.py").is_file()
+    return importlib.import_module(f"optiforge.{name}" if namespaced else name)
+
+
 def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, object]:
     """(module, batch) of `kind`, seeded, with the parts of its step timed into `split`."""
     import torch
 
-    from lightning_modules.mtlkd import student_module
-    from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-    from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-    from problems.vrp import env
-    from problems.vrp.generator import generate
-    from problems.vrp.variants import SEEN_VARIANTS
+    student_module = project_module("lightning_modules.mtlkd.student_module")
+    HeavyDecoderPolicy = project_module("lightning_modules.mtlkd.student_policy").HeavyDecoderPolicy
+    POMOPolicy = project_module("lightning_modules.mtlkd.teacher_policy").POMOPolicy
+    env = project_module("problems.vrp.env")
+    generate = project_module("problems.vrp.generator").generate
+    SEEN_VARIANTS = project_module("problems.vrp.variants").SEEN_VARIANTS
 
     for owner, name, label in (
         (POMOPolicy, "precompute", "teacher encoding"),
@@ -89,9 +99,8 @@ def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, 
         module = student_module.MTLKDStudent(**model_args("student.yaml"))
         batch = generate(list(SEEN_VARIANTS), NUM_CUSTOMERS, batch_size, seed=0)
     else:
-        from lightning_modules.mtlkd.teacher_module import POMOTeacher
-
-        module = POMOTeacher(**model_args("base.yaml"))
+        teacher_module = project_module("lightning_modules.mtlkd.teacher_module")
+        module = teacher_module.POMOTeacher(**model_args("base.yaml"))
         batch = generate("CVRP", NUM_CUSTOMERS, batch_size, seed=0)
     module.log = lambda *args, **kwargs: None
     return module, batch
@@ -100,8 +109,6 @@ def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, 
 def worker(kind: str, batch_size: int, repeats: int) -> dict:
     """Warm-up step, then `repeats` timed steps of `kind` with the code on sys.path."""
     import torch
-
-    import lightning_modules
 
     torch.set_num_threads(1)
     split: dict[str, float] = defaultdict(float)
@@ -120,7 +127,7 @@ def worker(kind: str, batch_size: int, repeats: int) -> dict:
         if repeat:
             seconds.append(end - start)
     return {
-        "code": str(Path(lightning_modules.__file__).parents[1]),
+        "code": str(Path(project_module("lightning_modules").__file__).parents[1]),
         "step_s": seconds,
         "split_ms": {key: 1e3 * value / repeats for key, value in split.items()},
     }

@@ -4,7 +4,7 @@
         --student weights/mtlkd/student_mvmoe_n50.pt --mtpomo weights/mtlkd/mtpomo_mvmoe_n50.pt \\
         [--parts suite large cross] [--sizes 50 100] [--prepare-only]
 
-Parts (every solution checked by `problems.vrp.validator`; gaps over validated costs):
+Parts (every solution checked by `optiforge.problems.vrp.validator`; gaps over validated costs):
 
 - suite: the 16 variants at each of `--sizes`. The set is MVMoE's published test file (first
   `--instances`, references: the lowest cost over its solver result files that passes our
@@ -39,13 +39,13 @@ import numpy as np
 import torch
 
 from benchmarks.mtlkd_evaluation import augment, gap_summary, greedy, load_model, r3c_stages, run
-from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.policy_weights import resolve_weights
-from lightning_modules.mtlkd.student_module import MTLKDStudent
-from problems.vrp.instance import VRPBatch
-from problems.vrp.mvmoe_files import file_name, load_mvmoe_set
-from problems.vrp.pyvrp_solver import PyVRPSolver
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from optiforge.datamodules.vrp import VRPDataModule
+from optiforge.lightning_modules.mtlkd.policy_weights import resolve_weights
+from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.mvmoe_files import file_name, load_mvmoe_set
+from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

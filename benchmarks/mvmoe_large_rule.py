@@ -35,11 +35,11 @@ import pyvrp
 import torch
 from pyvrp.stop import MaxIterations
 
-from problems.vrp.arrays import instance_arrays
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.pyvrp_solver import DEMAND_SCALE, build_model, result_sequence
-from problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.arrays import instance_arrays
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.pyvrp_solver import DEMAND_SCALE, build_model, result_sequence
+from optiforge.problems.vrp.validator import validate_batch
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 SCALE = 100_000

@@ -4,12 +4,12 @@
 
 For every test file `<VARIANT>/<variant><n>_uniform.pkl` under `--mvmoe_dir` (not shipped: the
 files of github.com/RoyalSkye/Routing-MVMoE, `data/`), every result file beside it is read
-(`problems.vrp.mvmoe_files.solver_summary`): its mean reported cost (the file's own cost field,
-over the entries with a solution), the validator's mean cost over the solutions it accepts, the
-largest |reported - validated| over those, and how many it accepts, rejects (per violated
-constraint) or finds without a solution; `best` is the reference `load_mvmoe_set` uses (the
-lowest validated cost per instance). Result files whose test file is absent are listed.
-Writes benchmarks/results/mvmoe_references.{json,md}.
+(`optiforge.problems.vrp.mvmoe_files.solver_summary`): its mean reported cost (the file's own cost
+field, over the entries with a solution), the validator's mean cost over the solutions it accepts,
+the largest |reported - validated| over those, and how many it accepts, rejects (per violated
+constraint) or finds without a solution; `best` is the reference `load_mvmoe_set` uses (the lowest
+validated cost per instance). Result files whose test file is absent are listed. Writes
+benchmarks/results/mvmoe_references.{json,md}.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from problems.vrp.mvmoe_files import TEST_FILE, best_costs, file_name, solver_summary
-from problems.vrp.mvmoe_solutions import SolverCosts, finite_mean
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.problems.vrp.mvmoe_files import TEST_FILE, best_costs, file_name, solver_summary
+from optiforge.problems.vrp.mvmoe_solutions import SolverCosts, finite_mean
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from problems.vrp.arrays import instance_arrays
-from problems.vrp.generator import generate
-from problems.vrp.pyvrp_solver import solve_arrays
-from problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.arrays import instance_arrays
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.pyvrp_solver import solve_arrays
+from optiforge.problems.vrp.validator import validate_batch
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 SCALE = 100_000

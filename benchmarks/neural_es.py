@@ -32,14 +32,14 @@ from benchmarks.neural_es_baselines import (
     run_pymoo,
     run_random_search,
 )
-from lightning_modules.neural_es.front_figure import front_figure
-from lightning_modules.neural_es.model import ParetoSetModel
-from problems.multiobjective.budget import EvaluationBudget
-from problems.multiobjective.metrics import hypervolume, igd
-from problems.multiobjective.problem import MultiObjectiveProblem
-from problems.multiobjective.reference_directions import lattice_near, uniform_simplex
-from problems.multiobjective.registry import make_problem
-from problems.multiobjective.scalarization import tchebycheff
+from optiforge.lightning_modules.neural_es.front_figure import front_figure
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.problems.multiobjective.budget import EvaluationBudget
+from optiforge.problems.multiobjective.metrics import hypervolume, igd
+from optiforge.problems.multiobjective.problem import MultiObjectiveProblem
+from optiforge.problems.multiobjective.reference_directions import lattice_near, uniform_simplex
+from optiforge.problems.multiobjective.registry import make_problem
+from optiforge.problems.multiobjective.scalarization import tchebycheff
 
 RESULTS = Path(__file__).with_name("results")
 FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"

@@ -17,15 +17,15 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lightning_modules.neural_es.es_step import (
+from optiforge.lightning_modules.neural_es.es_step import (
     default_preferences,
     default_samples,
     neural_es_step,
 )
-from lightning_modules.neural_es.model import ParetoSetModel
-from problems.multiobjective.budget import EvaluationBudget
-from problems.multiobjective.reference_directions import lattice_near, uniform_simplex
-from problems.multiobjective.scalarization import running_ideal, tchebycheff
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.problems.multiobjective.budget import EvaluationBudget
+from optiforge.problems.multiobjective.reference_directions import lattice_near, uniform_simplex
+from optiforge.problems.multiobjective.scalarization import running_ideal, tchebycheff
 
 UNEVALUATED = 1e30  # objective value pymoo sees for offspring past the budget (never counted)
 

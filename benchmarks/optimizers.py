@@ -25,8 +25,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from lightning_modules.classifier_nets import mlp, small_cnn
-from optimizers import RWSAM, SAM, ClippedScion, UnconstrainedScion, sharpness_pass
+from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
+from optiforge.optimizers import RWSAM, SAM, ClippedScion, UnconstrainedScion, sharpness_pass
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GOALS = {

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.order_statistics import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.order_statistics import (
     Exponential,
     NearExtremal,
     Pareto,
@@ -34,7 +35,6 @@ from algorithms.order_statistics import (
     expected_order_statistic,
     summarize_top,
 )
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
 
 FAMILIES: dict[str, TailFamily] = {
     "exponential": Exponential(),

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 from pyvrp.stop import MaxIterations, MaxRuntime, StoppingCriterion
 
-from problems.vrp.arrays import instance_arrays
-from problems.vrp.generator import generate
-from problems.vrp.pyvrp_solver import build_model
+from optiforge.problems.vrp.arrays import instance_arrays
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.pyvrp_solver import build_model
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 SCALE = 100_000

@@ -1,10 +1,10 @@
 """Replicable testers vs the fixed-threshold tester vs scipy's chi-square tests.
 
 For uniformity, closeness and independence at three (n, eps, rho) settings, each tester gets the
-sample size of algorithms.replicable_testing's bound; over `--pairs` pairs of runs (same internal
-seed, fresh samples) on null, eps-far and mid-window instances (benchmarks/
-replicable_testing_instances.py) it measures the replicability rate (both runs decide alike) with
-a 95% Clopper-Pearson interval, the rejection rate and the accuracy (null: accept, far: reject).
+sample size of optiforge.algorithms.replicable_testing's bound; over `--pairs` pairs of runs (same
+internal seed, fresh samples) on null, eps-far and mid-window instances (benchmarks/
+replicable_testing_instances.py) it measures the replicability rate (both runs decide alike) with a
+95% Clopper-Pearson interval, the rejection rate and the accuracy (null: accept, far: reject).
 
     OMP_NUM_THREADS=1 python -m benchmarks.replicable_testing
 
@@ -21,11 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.replicable_testing import (
-    closeness_samples,
-    independence_samples,
-    uniformity_samples,
-)
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
 from benchmarks.replicable_testing_instances import (
     Instance,
@@ -34,6 +29,11 @@ from benchmarks.replicable_testing_instances import (
     uniformity_instances,
 )
 from benchmarks.replicable_testing_runs import METHODS, Setup, run_pairs, summarize
+from optiforge.algorithms.replicable_testing import (
+    closeness_samples,
+    independence_samples,
+    uniformity_samples,
+)
 
 SETTINGS = ((100, 0.5, 0.2), (1000, 0.25, 0.2), (1000, 0.5, 0.1))
 SHAPES = {100: (10, 10), 1000: (20, 50)}  # independence: n1 x n2 = n cells

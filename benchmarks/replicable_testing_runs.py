@@ -6,7 +6,7 @@ uniform reference sample. The fixed-threshold tester is the same statistic with 
 unshared randomness; scipy's chi-square tests (chisquare on the counts for uniformity,
 chi2_contingency on the 2 x n table for closeness and on the n1 x n2 table of the 3m joint
 samples for independence) reject at p < 0.05. Counts are drawn as multinomials, the distribution
-of the counts the testers in algorithms.replicable_testing build from their samples.
+of the counts the testers in optiforge.algorithms.replicable_testing build from their samples.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import binomtest, chi2_contingency, chisquare
 
-from algorithms.replicable_testing import (
+from benchmarks.replicable_testing_instances import ALPHA, Instance
+from optiforge.algorithms.replicable_testing import (
     FIXED_THRESHOLD,
     closeness_statistic,
     draw_threshold,
     draw_uniform_reference,
 )
-from benchmarks.replicable_testing_instances import ALPHA, Instance
 
 METHODS = ("replicable", "fixed", "scipy")
 

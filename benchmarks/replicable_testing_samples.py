@@ -1,6 +1,6 @@
 """Samples the replicable testers need as n grows: the bound's formula and the measured minimum.
 
-The formula (algorithms.replicable_testing.sample_size) is drawn for n = 10 .. 10^9 at
+The formula (optiforge.algorithms.replicable_testing.sample_size) is drawn for n = 10 .. 10^9 at
 (eps, rho) = (0.25, 0.2) on log-log axes, with reference lines of slope 1/2 (the sqrt(n) term)
 and 2/3 (closeness's n^(2/3) term). The measured minimum at n = 10^2 .. 10^4 is the smallest m
 on a grid m_bound 1.25^-k whose `--pairs` seeded pairs agree at rate >= 1 - rho on the null,
@@ -24,11 +24,6 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.replicable_testing import (
-    closeness_samples,
-    independence_samples,
-    uniformity_samples,
-)
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
 from benchmarks.replicable_testing_instances import (
     Instance,
@@ -36,6 +31,11 @@ from benchmarks.replicable_testing_instances import (
     uniformity_instances,
 )
 from benchmarks.replicable_testing_runs import Setup, run_pairs, summarize
+from optiforge.algorithms.replicable_testing import (
+    closeness_samples,
+    independence_samples,
+    uniformity_samples,
+)
 
 EPS, RHO = 0.25, 0.2
 FORMULA_SIZES = np.unique(np.round(np.logspace(1, 9, 33)).astype(int))

@@ -74,7 +74,7 @@ def log_to_wandb(config: dict[str, Any], results: dict[str, dict[str, Any]], png
     """One W&B run: the config, every training curve (seed 0), the summary and the plot."""
     import wandb
 
-    from callbacks.wandb_logger import resolve_wandb_mode
+    from optiforge.callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(
         project="optiforge",

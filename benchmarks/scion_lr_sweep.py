@@ -6,12 +6,13 @@ over a wider range of step sizes than Scion itself.
 
 Tasks (plain torch loops over the project's networks and datamodules, constant lr, same step
 budget and batches for every optimizer; seed s fixes the initialization and the data order):
-  char_lm  `lightning_modules.char_lm.CharTransformer` (d_model 64, 2 layers, 4 heads, context
-           64) on `datamodules.TinyShakespeareDataModule`, batch 16; val = the whole val split.
-  digits   the CNN of `lightning_modules.Classifier` (channels 32, 64) on
-           `datamodules.DigitsDataModule`, batch 64; val = its 270-image val split.
+  char_lm  `optiforge.lightning_modules.char_lm.CharTransformer` (d_model 64, 2 layers,
+           4 heads, context 64) on `optiforge.datamodules.TinyShakespeareDataModule`, batch 16;
+           val = the whole val split.
+  digits   the CNN of `optiforge.lightning_modules.Classifier` (channels 32, 64) on
+           `optiforge.datamodules.DigitsDataModule`, batch 64; val = its 270-image val split.
 
-Scion parameter groups come from `optimizers.scion_param_groups`: Sign -> Spectral -> Sign
+Scion parameter groups come from `optiforge.optimizers.scion_param_groups`: Sign -> Spectral -> Sign
 (embeddings -> hidden -> head) for the language model, Spectral -> Spectral -> Sign for the CNN,
 BiasRMS for vectors; the radii are in `Task.scales`. momentum 0.1 (beta 0.9) for all of them.
 rho of a clipped variant is calibrated once per task on seed 0: the median clipping quantity D
@@ -58,7 +59,7 @@ from benchmarks.figures import figure_dir, save
 from benchmarks.scion_lr_figure import draw_lr_sweep
 from benchmarks.scion_lr_report import NEAR_BEST_SHARE, json_safe, log_to_wandb, markdown_report
 from benchmarks.scion_lr_tasks import Batch, Task, make_tasks
-from optimizers import (
+from optiforge.optimizers import (
     ClippedScion,
     Scion,
     UnconstrainedClippedScion,

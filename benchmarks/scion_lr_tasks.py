@@ -10,10 +10,10 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from datamodules import DigitsDataModule, TinyShakespeareDataModule
-from lightning_modules import Classifier
-from lightning_modules.char_lm import CharTransformer
-from optimizers import scion_param_groups
+from optiforge.datamodules import DigitsDataModule, TinyShakespeareDataModule
+from optiforge.lightning_modules import Classifier
+from optiforge.lightning_modules.char_lm import CharTransformer
+from optiforge.optimizers import scion_param_groups
 
 Batch = tuple[Tensor, Tensor]
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.submodular_streaming import (
+from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from optiforge.algorithms.submodular_streaming import (
     KnownVisitsSwap,
     LinearMemoryGreedy,
     OnDemandStreaming,
@@ -36,8 +37,7 @@ from algorithms.submodular_streaming import (
     shakespeare_stream,
     synthetic_stream,
 )
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from problems.data_paths import data_path
+from optiforge.problems.data_paths import data_path
 
 Factory = Callable[[int, int, int, int], StreamingRecommender]  # (k, topics, V, bound)
 

@@ -12,8 +12,8 @@ batches per epoch; validation on 64 instances without augmentation each epoch, a
 for `--minutes` of wall clock. Both generators draw uniform coordinates, demands 1..9 and
 capacity 40 at n = 50. Then both final weights solve the same cached seeded test set
 (multi-start over all n starts x 8 symmetric copies, best of the 8 n; 2 threads), every
-solution checked by `problems.vrp.validator`, against its PyVRP references. Needs the bench
-extra (rl4co). Writes benchmarks/results/teacher_training_vs_rl4co.{json,md}.
+solution checked by `optiforge.problems.vrp.validator`, against its PyVRP references. Needs the
+bench extra (rl4co). Writes benchmarks/results/teacher_training_vs_rl4co.{json,md}.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.policy_weights import load_policy, save_weights
-from lightning_modules.mtlkd.teacher_inference import solve
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
+from optiforge.datamodules.vrp import VRPDataModule
+from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, save_weights
+from optiforge.lightning_modules.mtlkd.teacher_inference import solve
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import torch
 
-from problems.vrp.env import random_feasible_rollout
-from problems.vrp.generator import generate
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.problems.vrp.env import random_feasible_rollout
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GOAL_RATIO = 2.0  # throughput goal: ours >= 2x RL4CO's MTVRPEnv

@@ -30,11 +30,15 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, load_policy, shipped_teacher_path
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
+from optiforge.lightning_modules.mtlkd.policy_weights import (
+    SHIPPED_DIR,
+    load_policy,
+    shipped_teacher_path,
+)
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
-from problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS
-from problems.vrp.variants import SEEN_VARIANTS
+from optiforge.lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
+from optiforge.problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS
+from optiforge.problems.vrp.variants import SEEN_VARIANTS
 from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ def log_tables(
     `tables` (table name -> (columns, rows))."""
     import wandb
 
-    from callbacks.wandb_logger import resolve_wandb_mode
+    from optiforge.callbacks.wandb_logger import resolve_wandb_mode
 
     run = wandb.init(
         project="optiforge",

@@ -31,8 +31,8 @@ import torch
 from sklearn.datasets import load_digits
 
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from optimizers.zo_estimators import evaluations, sample_terms
-from optimizers.zo_schedules import Geometric, Zipf
+from optiforge.optimizers.zo_estimators import evaluations, sample_terms
+from optiforge.optimizers.zo_schedules import Geometric, Zipf
 
 MUS = (1e-3, 1e-2, 1e-1, 0.3, 1.0)
 ESTIMATORS = (

@@ -34,9 +34,9 @@ from torch.profiler import ProfilerActivity, profile
 from torch.profiler._memory_profiler import MemoryProfileTimeline
 
 from benchmarks.figures import RESULTS
-from lightning_modules.classifier_nets import mlp, small_cnn
-from optimizers import MeZO, TelescopingZO
-from optimizers.zo_perturbation import SeededDirection
+from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
+from optiforge.optimizers import MeZO, TelescopingZO
+from optiforge.optimizers.zo_perturbation import SeededDirection
 
 CANDIDATES = ("backprop SGD", "inference", "direction draw", "MeZO", "P3 geometric", "P4 zipf")
 

@@ -34,8 +34,8 @@ from sklearn.datasets import load_digits
 from torch import nn
 
 from benchmarks.figures import RESULTS, figure_dir, new_figure, save
-from lightning_modules.classifier_nets import small_cnn, small_transformer
-from optimizers import MeZO, TelescopingZO
+from optiforge.lightning_modules.classifier_nets import small_cnn, small_transformer
+from optiforge.optimizers import MeZO, TelescopingZO
 
 BATCH, EVERY = 64, 500
 # wide enough that the best lr is inside the grid for every method (a grid whose every

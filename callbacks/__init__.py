@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
-    from callbacks.fit_summary import FitSummary
-    from callbacks.forward_only import ForwardOnly
-    from callbacks.latest_checkpoint import LatestCheckpoint
-    from callbacks.save_config import LoggerSaveConfigCallback
-    from callbacks.sharpness_guard import SharpnessGuard
-    from callbacks.vrp_route_plot import VRPRoutePlot
-    from callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
+    from optiforge.callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
+    from optiforge.callbacks.fit_summary import FitSummary
+    from optiforge.callbacks.forward_only import ForwardOnly
+    from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+    from optiforge.callbacks.save_config import LoggerSaveConfigCallback
+    from optiforge.callbacks.sharpness_guard import SharpnessGuard
+    from optiforge.callbacks.vrp_route_plot import VRPRoutePlot
+    from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
     "DualUpdates",
@@ -33,13 +33,17 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "callbacks.dual_updates": ("DualUpdates", "lagrangian_step", "require_dual_updates"),
-        "callbacks.fit_summary": ("FitSummary",),
-        "callbacks.forward_only": ("ForwardOnly",),
-        "callbacks.latest_checkpoint": ("LatestCheckpoint",),
-        "callbacks.save_config": ("LoggerSaveConfigCallback",),
-        "callbacks.sharpness_guard": ("SharpnessGuard",),
-        "callbacks.vrp_route_plot": ("VRPRoutePlot",),
-        "callbacks.wandb_logger": ("OptiforgeWandbLogger", "resolve_wandb_mode"),
+        "optiforge.callbacks.dual_updates": (
+            "DualUpdates",
+            "lagrangian_step",
+            "require_dual_updates",
+        ),
+        "optiforge.callbacks.fit_summary": ("FitSummary",),
+        "optiforge.callbacks.forward_only": ("ForwardOnly",),
+        "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
+        "optiforge.callbacks.save_config": ("LoggerSaveConfigCallback",),
+        "optiforge.callbacks.sharpness_guard": ("SharpnessGuard",),
+        "optiforge.callbacks.vrp_route_plot": ("VRPRoutePlot",),
+        "optiforge.callbacks.wandb_logger": ("OptiforgeWandbLogger", "resolve_wandb_mode"),
     },
 )

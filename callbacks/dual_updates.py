@@ -3,8 +3,8 @@
 The contract: a LightningModule's `training_step` is decorated with `lagrangian_step` and returns
 a dict holding its loss and its named constraint residuals::
 
-    from callbacks import lagrangian_step
-    from optimizers import equality, inequality
+    from optiforge.callbacks import lagrangian_step
+    from optiforge.optimizers import equality, inequality
 
     @lagrangian_step
     def training_step(self, batch, batch_idx):
@@ -15,9 +15,9 @@ a dict holding its loss and its named constraint residuals::
 With `DualUpdates` in the trainer's callbacks, the decorator replaces the returned "loss" by the
 Lagrangian before Lightning's backward (so precision plugins, gradient clipping, accumulation and
 DDP all see the Lagrangian) and keeps the objective under "objective"; after every optimizer step
-the multipliers ascend (`optimizers.DualAscent`). Without the callback the decorator returns the
-step's output unchanged (a plain tensor, e.g. a penalty mode), and refuses returned constraints.
-Multipliers live in the checkpoint; residuals and multipliers are logged under
+the multipliers ascend (`optiforge.optimizers.DualAscent`). Without the callback the decorator
+returns the step's output unchanged (a plain tensor, e.g. a penalty mode), and refuses returned
+constraints. Multipliers live in the checkpoint; residuals and multipliers are logged under
 `constraints/<name>/...`. A module whose `training_step` is not decorated is refused at fit start.
 """
 
@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import lightning as L
 import torch
 
-from optimizers.dual_ascent import DualAscent, DualOptimizerName
+from optiforge.optimizers.dual_ascent import DualAscent, DualOptimizerName
 
 LOGGED_ELEMENTS_MAX = 16
 LAGRANGIAN_STEP_MARK = "_dual_updates_lagrangian_step"
@@ -42,7 +42,8 @@ class DualUpdates(L.Callback):
 
     Args:
         dual_optimizer, dual_lr, dual_optimizer_kwargs, update_every, warmup_steps,
-        augmented_penalty: those of `optimizers.DualAscent`; `update_every` and `warmup_steps`
+        augmented_penalty: those of `optiforge.optimizers.DualAscent`; `update_every` and
+        `warmup_steps`
             count optimizer steps.
 
     Residuals and multipliers are logged at the trainer's `log_every_n_steps`: vectors of up to
@@ -84,12 +85,12 @@ class DualUpdates(L.Callback):
         if not pl_module.automatic_optimization:
             raise ValueError(
                 "DualUpdates needs automatic optimization (model.automatic_optimization=True); "
-                "with manual optimization call optimizers.DualAscent yourself"
+                "with manual optimization call optiforge.optimizers.DualAscent yourself"
             )
         if not getattr(type(pl_module).training_step, LAGRANGIAN_STEP_MARK, False):
             raise ValueError(
                 f"DualUpdates: {type(pl_module).__name__}.training_step must be decorated with "
-                "@callbacks.lagrangian_step and return a dict with 'loss' and "
+                "@optiforge.callbacks.lagrangian_step and return a dict with 'loss' and "
                 "'constraints'"
             )
 
@@ -98,8 +99,8 @@ class DualUpdates(L.Callback):
         if not isinstance(output, Mapping) or "loss" not in output or "constraints" not in output:
             raise ValueError(
                 "DualUpdates: training_step must return a dict with 'loss' and 'constraints' "
-                "(a dict of optimizers.equality(...) / optimizers.inequality(...)), got "
-                f"{type(output).__name__}"
+                "(a dict of optiforge.optimizers.equality(...) / "
+                f"optiforge.optimizers.inequality(...)), got {type(output).__name__}"
                 + (f" with keys {sorted(output)}" if isinstance(output, Mapping) else "")
             )
         result = dict(output)
@@ -154,8 +155,9 @@ def require_dual_updates(trainer: L.Trainer, module_name: str) -> None:
     """Fail fast when a module returns constraints but nothing would enforce them."""
     if not any(isinstance(callback, DualUpdates) for callback in trainer.callbacks):
         raise ValueError(
-            f"{module_name}: constraint_mode='lagrangian' needs the callbacks.DualUpdates "
-            "callback (add it under trainer.callbacks); without it the constraints are ignored"
+            f"{module_name}: constraint_mode='lagrangian' needs the "
+            "optiforge.callbacks.DualUpdates callback (add it under trainer.callbacks); without "
+            "it the constraints are ignored"
         )
 
 
@@ -178,7 +180,7 @@ def lagrangian_step(training_step: StepFunction) -> StepFunction:
         if isinstance(output, Mapping) and "constraints" in output:
             raise ValueError(
                 f"{type(module).__name__}.training_step returned constraints but no "
-                "callbacks.DualUpdates is in trainer.callbacks to enforce them"
+                "optiforge.callbacks.DualUpdates is in trainer.callbacks to enforce them"
             )
         return output
 

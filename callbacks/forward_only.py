@@ -1,13 +1,14 @@
 """Forward-only training under Lightning's automatic optimization (zeroth-order optimizers).
 
 Lightning's training closure runs `training_step`, then `backward`, under `torch.enable_grad()`.
-For an optimizer with `forward_only = True` (`optimizers.TelescopingZO`, `optimizers.MeZO`) this
-callback, for the length of `fit`, switches that backward off (`fit_loop._skip_backward`, the
-switch Lightning's own StochasticWeightAveraging uses) and sets `requires_grad=False` on the
-module's parameters, so `training_step` builds no autograd graph at all (memory of inference).
-The module needs nothing: its `training_step` returns the loss as usual and the optimizer calls
-the closure as many times as its estimator needs. Logging, checkpointing and resume are
-Lightning's; the optimizer's step counter (the seed of its directions) is in its state dict.
+For an optimizer with `forward_only = True` (`optiforge.optimizers.TelescopingZO`,
+`optiforge.optimizers.MeZO`) this callback, for the length of `fit`, switches that backward off
+(`fit_loop._skip_backward`, the switch Lightning's own StochasticWeightAveraging uses) and sets
+`requires_grad=False` on the module's parameters, so `training_step` builds no autograd graph at all
+(memory of inference). The module needs nothing: its `training_step` returns the loss as usual and
+the optimizer calls the closure as many times as its estimator needs. Logging, checkpointing and
+resume are Lightning's; the optimizer's step counter (the seed of its directions) is in its state
+dict.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from lightning.pytorch.callbacks import Callback
 from torchmetrics import Metric
 from typing_extensions import override
 
-from optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.sharpness_pass import SharpnessPass
 
 METRIC_BOOKKEEPING = ("_update_count", "_computed", "_forward_cache")
 

@@ -3,7 +3,7 @@
 Works with any LightningModule whose `test_step` returns a mapping with "instances" (a
 `VRPBatch`), "solutions" ([B, T] node sequences, 0 between routes), "costs" ([B], the
 validator's costs) and "name" (the evaluation set, "VRPTW/n50" or "CVRP/X-n101-k25"), e.g.
-`lightning_modules.POMOTeacher`. The first instance of every variant (the part of the name
+`optiforge.lightning_modules.POMOTeacher`. The first instance of every variant (the part of the name
 before "/") is kept; nothing is drawn unless the logger is a `WandbLogger`.
 
 Example (any Lightning project):
@@ -24,8 +24,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from typing_extensions import override
 
-from problems.vrp.instance import VRPBatch
-from problems.vrp.routes import split_routes
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.routes import split_routes
 
 
 def route_figure(

@@ -6,7 +6,7 @@ from, offline or online, and its default checkpoint folder `<project>/<run id>/c
 is the same folder.
 
 Example (any Lightning project with a `WandbLogger`):
-    >>> from callbacks.wandb_run_id import WandbRunId
+    >>> from optiforge.callbacks.wandb_run_id import WandbRunId
     >>> callback = WandbRunId()
 """
 

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from datamodules.compas import CompasDataModule
-    from datamodules.compas_fairness import CompasFairnessDataModule
-    from datamodules.constrained_problems import ConstrainedProblemDataModule
-    from datamodules.convection import ConvectionDataModule
-    from datamodules.digits import DigitsDataModule
-    from datamodules.digits_interpolation import DigitsInterpolationDataModule
-    from datamodules.permutation_teacher import PermutationTeacherDataModule
-    from datamodules.preferences import PreferenceDataModule
-    from datamodules.qosd import QoSDDataModule
-    from datamodules.tensor_classification import TensorClassificationDataModule
-    from datamodules.tinyshakespeare import TinyShakespeareDataModule
-    from datamodules.vrp import VRPDataModule
+    from optiforge.datamodules.compas import CompasDataModule
+    from optiforge.datamodules.compas_fairness import CompasFairnessDataModule
+    from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+    from optiforge.datamodules.convection import ConvectionDataModule
+    from optiforge.datamodules.digits import DigitsDataModule
+    from optiforge.datamodules.digits_interpolation import DigitsInterpolationDataModule
+    from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
+    from optiforge.datamodules.preferences import PreferenceDataModule
+    from optiforge.datamodules.qosd import QoSDDataModule
+    from optiforge.datamodules.tensor_classification import TensorClassificationDataModule
+    from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
+    from optiforge.datamodules.vrp import VRPDataModule
 
 __all__ = [
     "CompasDataModule",
@@ -38,17 +38,17 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "datamodules.compas": ("CompasDataModule",),
-        "datamodules.compas_fairness": ("CompasFairnessDataModule",),
-        "datamodules.constrained_problems": ("ConstrainedProblemDataModule",),
-        "datamodules.convection": ("ConvectionDataModule",),
-        "datamodules.digits": ("DigitsDataModule",),
-        "datamodules.digits_interpolation": ("DigitsInterpolationDataModule",),
-        "datamodules.permutation_teacher": ("PermutationTeacherDataModule",),
-        "datamodules.preferences": ("PreferenceDataModule",),
-        "datamodules.qosd": ("QoSDDataModule",),
-        "datamodules.tensor_classification": ("TensorClassificationDataModule",),
-        "datamodules.tinyshakespeare": ("TinyShakespeareDataModule",),
-        "datamodules.vrp": ("VRPDataModule",),
+        "optiforge.datamodules.compas": ("CompasDataModule",),
+        "optiforge.datamodules.compas_fairness": ("CompasFairnessDataModule",),
+        "optiforge.datamodules.constrained_problems": ("ConstrainedProblemDataModule",),
+        "optiforge.datamodules.convection": ("ConvectionDataModule",),
+        "optiforge.datamodules.digits": ("DigitsDataModule",),
+        "optiforge.datamodules.digits_interpolation": ("DigitsInterpolationDataModule",),
+        "optiforge.datamodules.permutation_teacher": ("PermutationTeacherDataModule",),
+        "optiforge.datamodules.preferences": ("PreferenceDataModule",),
+        "optiforge.datamodules.qosd": ("QoSDDataModule",),
+        "optiforge.datamodules.tensor_classification": ("TensorClassificationDataModule",),
+        "optiforge.datamodules.tinyshakespeare": ("TinyShakespeareDataModule",),
+        "optiforge.datamodules.vrp": ("VRPDataModule",),
     },
 )

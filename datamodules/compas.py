@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from datamodules.tensor_classification import TensorClassificationDataModule
-from problems.data_paths import data_path
+from optiforge.datamodules.tensor_classification import TensorClassificationDataModule
+from optiforge.problems.data_paths import data_path
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "sex": ("Male", "Female"),
@@ -40,7 +40,7 @@ class CompasDataModule(TensorClassificationDataModule):
 
     Args:
         path: the COMPAS CSV; None means `compas/compas.csv` in the data folder
-            (see `problems.data_paths.data_dir`).
+            (see `optiforge.problems.data_paths.data_dir`).
         **split/batch arguments**: those of `TensorClassificationDataModule`.
     """
 

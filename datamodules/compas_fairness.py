@@ -7,9 +7,9 @@ import csv
 import numpy as np
 from torch.utils.data import DataLoader
 
-from datamodules.compas import CompasDataModule, encode_row
-from datamodules.full_batch import full_batch_loader
-from datamodules.world import trainer_world
+from optiforge.datamodules.compas import CompasDataModule, encode_row
+from optiforge.datamodules.full_batch import full_batch_loader
+from optiforge.datamodules.world import trainer_world
 
 # Asian (32 rows) and Native American (18 rows) are merged into Other, as in the paper's code:
 # a parity constraint on a group of 18 people is mostly noise.

@@ -3,8 +3,9 @@
 Training is label-free (FSNet, DC3 and the penalty network learn from the objective and the
 constraints), so the training split is parameters x only, drawn fresh from the family's seeded
 stream; no solver runs for it. Validation and test splits carry checked reference solutions
-(cvxpy for convex families, SLSQP otherwise; see `problems.constrained.reference_solvers`),
-cached as .npz under `cache_dir`: batches are (x, y*, f(y*), reference solve seconds).
+(cvxpy for convex families, SLSQP otherwise; see
+`optiforge.problems.constrained.reference_solvers`), cached as .npz under `cache_dir`: batches are
+(x, y*, f(y*), reference solve seconds).
 
 Instances whose reference was rejected by the feasibility check are left out of the
 evaluation set and counted in `rejected` (the benchmark reports the count); they stay in the
@@ -21,7 +22,12 @@ import torch
 from lightning.pytorch.utilities import rank_zero_warn
 from torch.utils.data import DataLoader, TensorDataset
 
-from problems.constrained import DEFAULT_PROBLEM, ConstrainedDataset, ProblemSpec, build_dataset
+from optiforge.problems.constrained import (
+    DEFAULT_PROBLEM,
+    ConstrainedDataset,
+    ProblemSpec,
+    build_dataset,
+)
 
 SPLIT_SEEDS = {"train": 0, "val": 1, "test": 2}
 

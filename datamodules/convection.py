@@ -6,9 +6,9 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from datamodules.full_batch import full_batch_loader
-from datamodules.world import trainer_world
-from problems.convection import X_MAX
+from optiforge.datamodules.full_batch import full_batch_loader
+from optiforge.datamodules.world import trainer_world
+from optiforge.problems.convection import X_MAX
 
 
 class ConvectionDataModule(L.LightningDataModule):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.datasets import load_digits
 
-from datamodules.tensor_classification import TensorClassificationDataModule
+from optiforge.datamodules.tensor_classification import TensorClassificationDataModule
 
 
 class DigitsDataModule(TensorClassificationDataModule):

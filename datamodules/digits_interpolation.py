@@ -11,9 +11,9 @@ from __future__ import annotations
 import torch
 from torch.utils.data import DataLoader
 
-from datamodules.digits import DigitsDataModule
-from datamodules.full_batch import full_batch_loader
-from datamodules.world import trainer_world
+from optiforge.datamodules.digits import DigitsDataModule
+from optiforge.datamodules.full_batch import full_batch_loader
+from optiforge.datamodules.world import trainer_world
 
 
 class DigitsInterpolationDataModule(DigitsDataModule):

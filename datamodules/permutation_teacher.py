@@ -14,8 +14,8 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from datamodules.full_batch import full_batch_loader
-from problems.equivariant.permutation_mlp import PermutationMLP
+from optiforge.datamodules.full_batch import full_batch_loader
+from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
 
 
 class PermutationTeacherDataModule(L.LightningDataModule):

@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import DataLoader, IterableDataset
 
-from problems.multiobjective.reference_directions import lattice_near, uniform_simplex
+from optiforge.problems.multiobjective.reference_directions import lattice_near, uniform_simplex
 
 
 class PreferenceDraws(IterableDataset):

@@ -1,11 +1,11 @@
 """Synthetic QoSD instances (and Gnutella08 as a test set) as torch-geometric batches.
 
 Each split holds seeded instances from `SyntheticQoSDConfig`; every graph carries node features
-`x`, `edge_attr` (see `problems.qosd.features`), the caps, the label `stress` = x*/cap of the
-best classical solution (the LP optimum on linear instances, the best pruned greedy otherwise;
-0 where cap = 0), and the `QoSDInstance` itself (collated into a list) so test steps can repair
-and check real solutions. `test_on_gnutella` replaces the synthetic test split by the real
-Gnutella08 instance under the same edge function.
+`x`, `edge_attr` (see `optiforge.problems.qosd.features`), the caps, the label `stress` = x*/cap of
+the best classical solution (the LP optimum on linear instances, the best pruned greedy otherwise; 0
+where cap = 0), and the `QoSDInstance` itself (collated into a list) so test steps can repair and
+check real solutions. `test_on_gnutella` replaces the synthetic test split by the real Gnutella08
+instance under the same edge function.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
-from problems.qosd import SyntheticQoSDConfig, generate_instance, load_gnutella08
-from problems.qosd.classical_best import classical_best
-from problems.qosd.features import qosd_features
-from problems.qosd.gnutella import gnutella08_files
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd import SyntheticQoSDConfig, generate_instance, load_gnutella08
+from optiforge.problems.qosd.classical_best import classical_best
+from optiforge.problems.qosd.features import qosd_features
+from optiforge.problems.qosd.gnutella import gnutella08_files
+from optiforge.problems.qosd.instance import QoSDInstance
 
 SPLIT_SEED_OFFSETS = {"train": 0, "val": 1_000_000, "test": 2_000_000}
 
@@ -53,7 +53,8 @@ class QoSDDataModule(L.LightningDataModule):
     test_on_gnutella: test on the real Gnutella08 instance instead of synthetic ones.
     gnutella_threshold_factor: its T as a multiple of the median unperturbed pair distance.
     gnutella_dir: the folder holding Gnutella08's graph.txt and pairs.txt (None: gnutella08/ in
-        the data folder, see `problems.data_paths.data_dir`); checked here, before training.
+        the data folder, see `optiforge.problems.data_paths.data_dir`); checked here, before
+        training.
     """
 
     def __init__(

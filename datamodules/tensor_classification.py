@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from datamodules.world import trainer_world
+from optiforge.datamodules.world import trainer_world
 
 
 class TensorClassificationDataModule(L.LightningDataModule):
@@ -36,7 +36,7 @@ class TensorClassificationDataModule(L.LightningDataModule):
         train_resample_seed: None keeps the training split as is; an integer replaces it by a
             bootstrap resample of itself (same size, drawn with replacement, after the label
             noise) seeded by this value, so that retrainings see independent training sets
-            (the generalization diagnostic, `algorithms.generalization`).
+            (the generalization diagnostic, `optiforge.algorithms.generalization`).
     """
 
     def __init__(

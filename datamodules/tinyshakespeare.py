@@ -16,8 +16,8 @@ import torch
 from torch import Tensor
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
-from datamodules.world import trainer_world
-from problems.data_paths import data_path
+from optiforge.datamodules.world import trainer_world
+from optiforge.problems.data_paths import data_path
 
 DEFAULT_FILE = "tinyshakespeare/input.txt"
 
@@ -80,7 +80,7 @@ class TinyShakespeareDataModule(L.LightningDataModule):
 
     Args:
         path: the text file; None means `tinyshakespeare/input.txt` in the data folder
-            (see `problems.data_paths.data_dir`).
+            (see `optiforge.problems.data_paths.data_dir`).
         context_length: T, characters per window (>= 1).
         batch_size: training windows per batch and process (>= 1).
         eval_batch_size: windows per validation / test batch (>= 1).

@@ -1,16 +1,16 @@
 """VRP data: fresh random training instances every epoch, fixed cached val/test sets, CVRPLIB.
 
-Training batches come from `problems.vrp.generator.generate`, seeded by (seed, epoch, rank,
-step), so every epoch sees new instances, every DDP rank different ones, and a rerun (or a
+Training batches come from `optiforge.problems.vrp.generator.generate`, seeded by (seed, epoch,
+rank, step), so every epoch sees new instances, every DDP rank different ones, and a rerun (or a
 resume at an epoch boundary) the same ones. Validation and test sets are generated once per
 (variant, size) with a fixed seed and saved to `cache_dir` as npz together with PyVRP reference
-solutions and costs (`problems.vrp.pyvrp_solver`, validated) and the iteration budget that made
-them (in the file name and the file); later runs load the files. References stop on iterations,
-not on time, so a cached set and every gap reported against it are the same on any machine.
-CVRPLIB instances (`"CVRP/X-n101-k25"`, `"VRPTW/C1_10_1"`, ...) can be added to the test set.
-With `mvmoe_dir`, the val/test sets are MVMoE's published test files instead
-(`problems.vrp.mvmoe_files`): the test set is a file's first `test_instances` instances, the
-val set the `val_instances` after them (disjoint), with the validated solver costs beside the
+solutions and costs (`optiforge.problems.vrp.pyvrp_solver`, validated) and the iteration budget that
+made them (in the file name and the file); later runs load the files. References stop on iterations,
+not on time, so a cached set and every gap reported against it are the same on any machine. CVRPLIB
+instances (`"CVRP/X-n101-k25"`, `"VRPTW/C1_10_1"`, ...) can be added to the test set. With
+`mvmoe_dir`, the val/test sets are MVMoE's published test files instead
+(`optiforge.problems.vrp.mvmoe_files`): the test set is a file's first `test_instances` instances,
+the val set the `val_instances` after them (disjoint), with the validated solver costs beside the
 file as references; nothing is generated or cached for them.
 """
 
@@ -26,14 +26,14 @@ import torch
 from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader, IterableDataset
 
-from problems.vrp import cvrplib
-from problems.vrp.arrays import batch_arrays, batch_from_arrays
-from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.generator import CONVENTIONS, Convention, generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.mvmoe_files import instance_path, load_mvmoe_set
-from problems.vrp.pyvrp_solver import PyVRPSolver
-from problems.vrp.variants import ALL_VARIANTS, variant
+from optiforge.problems.vrp import cvrplib
+from optiforge.problems.vrp.arrays import batch_arrays, batch_from_arrays
+from optiforge.problems.vrp.eval_batch import VRPEvalBatch
+from optiforge.problems.vrp.generator import CONVENTIONS, Convention, generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.mvmoe_files import instance_path, load_mvmoe_set
+from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
+from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
 SPLITS = ("val", "test")
 
@@ -143,7 +143,7 @@ class VRPDataModule(L.LightningDataModule):
             convention only.
         convention: how instances are generated, for training and the val/test sets:
             "routefinder" (RouteFinder / RL4CO) or "mvmoe" (MVMoE, the instances of MTL-KD's
-            paper; backhauls under the signed load rule), see `problems.vrp.generator`.
+            paper; backhauls under the signed load rule), see `optiforge.problems.vrp.generator`.
         mvmoe_dir: folder of MVMoE's test files (`<dir>/<VARIANT>/<variant><n>_uniform.pkl`);
             when set, the val/test sets of every (variant, size) are read from it (module
             docstring), and a missing file stops the run when the datamodule is built. None =

@@ -9,8 +9,8 @@ import torch
 from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
-from lightning_modules.classifier_nets import mlp, small_cnn, small_transformer
-from optimizers.sharpness_pass import sharpness_pass
+from optiforge.lightning_modules.classifier_nets import mlp, small_cnn, small_transformer
+from optiforge.optimizers.sharpness_pass import sharpness_pass
 
 
 class Classifier(L.LightningModule):
@@ -89,9 +89,9 @@ class Classifier(L.LightningModule):
         self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int
     ) -> torch.Tensor | None:
         """Per-sample cross-entropy reduced as the optimizer's sharpness pass asks
-        (`optimizers.sharpness_pass`): the whole-batch mean for ordinary optimizers, micro-batches
-        for m-SAM, ascent/descent rows for n-SAM, reweighted or probe-only passes for RW-SAM.
-        Metrics are logged once per step, from the pass(es) at the unperturbed weights."""
+        (`optiforge.optimizers.sharpness_pass`): the whole-batch mean for ordinary optimizers,
+        micro-batches for m-SAM, ascent/descent rows for n-SAM, reweighted or probe-only passes for
+        RW-SAM. Metrics are logged once per step, from the pass(es) at the unperturbed weights."""
         sharp = sharpness_pass(self.trainer.optimizers)
         x, y = sharp.select(batch)
         logits = self(x)

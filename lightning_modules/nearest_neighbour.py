@@ -1,5 +1,5 @@
 """1-nearest-neighbour classifier as a LightningModule: the unstable, interpolating algorithm of
-the generalization diagnostic (`algorithms.generalization`)."""
+the generalization diagnostic (`optiforge.algorithms.generalization`)."""
 
 from __future__ import annotations
 

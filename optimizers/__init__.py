@@ -4,23 +4,38 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from optimizers.bayes_curvature import BayesCurvature
-    from optimizers.constraint_residual import ConstraintResidual, equality, inequality
-    from optimizers.dual_ascent import DualAscent
-    from optimizers.hessian_reuse_agd import HessianReuseAGD, hessian_reuse_agd
-    from optimizers.lmo import LMO, LMOS, Auto, BiasRMS, ColNorm, RowNorm, Sign, Spectral, make_lmo
-    from optimizers.msam import MSAM
-    from optimizers.nsam import NSAM
-    from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
-    from optimizers.rwsam import RWSAM
-    from optimizers.sam import SAM
-    from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
-    from optimizers.scion_groups import scion_param_groups
-    from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
-    from optimizers.zeroth_order import MeZO, TelescopingZO
+    from optiforge.optimizers.bayes_curvature import BayesCurvature
+    from optiforge.optimizers.constraint_residual import ConstraintResidual, equality, inequality
+    from optiforge.optimizers.dual_ascent import DualAscent
+    from optiforge.optimizers.hessian_reuse_agd import HessianReuseAGD, hessian_reuse_agd
+    from optiforge.optimizers.lmo import (
+        LMO,
+        LMOS,
+        Auto,
+        BiasRMS,
+        ColNorm,
+        RowNorm,
+        Sign,
+        Spectral,
+        make_lmo,
+    )
+    from optiforge.optimizers.msam import MSAM
+    from optiforge.optimizers.nsam import NSAM
+    from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+    from optiforge.optimizers.rwsam import RWSAM
+    from optiforge.optimizers.sam import SAM
+    from optiforge.optimizers.scion import (
+        ClippedScion,
+        Scion,
+        UnconstrainedClippedScion,
+        UnconstrainedScion,
+    )
+    from optiforge.optimizers.scion_groups import scion_param_groups
+    from optiforge.optimizers.sharpness_pass import SharpnessPass, sharpness_pass
+    from optiforge.optimizers.zeroth_order import MeZO, TelescopingZO
 
 __all__ = [
     "BayesCurvature",
@@ -59,11 +74,15 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "optimizers.bayes_curvature": ("BayesCurvature",),
-        "optimizers.constraint_residual": ("ConstraintResidual", "equality", "inequality"),
-        "optimizers.dual_ascent": ("DualAscent",),
-        "optimizers.hessian_reuse_agd": ("HessianReuseAGD", "hessian_reuse_agd"),
-        "optimizers.lmo": (
+        "optiforge.optimizers.bayes_curvature": ("BayesCurvature",),
+        "optiforge.optimizers.constraint_residual": (
+            "ConstraintResidual",
+            "equality",
+            "inequality",
+        ),
+        "optiforge.optimizers.dual_ascent": ("DualAscent",),
+        "optiforge.optimizers.hessian_reuse_agd": ("HessianReuseAGD", "hessian_reuse_agd"),
+        "optiforge.optimizers.lmo": (
             "LMO",
             "LMOS",
             "Auto",
@@ -74,19 +93,19 @@ __getattr__, __dir__ = lazy_exports(
             "Spectral",
             "make_lmo",
         ),
-        "optimizers.msam": ("MSAM",),
-        "optimizers.nsam": ("NSAM",),
-        "optimizers.nsgd_hess": ("ClipNSGDHess", "NSGDHess"),
-        "optimizers.rwsam": ("RWSAM",),
-        "optimizers.sam": ("SAM",),
-        "optimizers.scion": (
+        "optiforge.optimizers.msam": ("MSAM",),
+        "optiforge.optimizers.nsam": ("NSAM",),
+        "optiforge.optimizers.nsgd_hess": ("ClipNSGDHess", "NSGDHess"),
+        "optiforge.optimizers.rwsam": ("RWSAM",),
+        "optiforge.optimizers.sam": ("SAM",),
+        "optiforge.optimizers.scion": (
             "ClippedScion",
             "Scion",
             "UnconstrainedClippedScion",
             "UnconstrainedScion",
         ),
-        "optimizers.scion_groups": ("scion_param_groups",),
-        "optimizers.sharpness_pass": ("SharpnessPass", "sharpness_pass"),
-        "optimizers.zeroth_order": ("MeZO", "TelescopingZO"),
+        "optiforge.optimizers.scion_groups": ("scion_param_groups",),
+        "optiforge.optimizers.sharpness_pass": ("SharpnessPass", "sharpness_pass"),
+        "optiforge.optimizers.zeroth_order": ("MeZO", "TelescopingZO"),
     },
 )

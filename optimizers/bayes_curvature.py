@@ -33,7 +33,7 @@ import torch
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
-from optimizers.validation import require_in_range, require_non_negative, require_positive
+from optiforge.optimizers.validation import require_in_range, require_non_negative, require_positive
 
 
 def gamma_ratio(shape: float) -> float:

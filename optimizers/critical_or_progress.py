@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from optimizers.validation import require_in_range, require_positive
+from optiforge.optimizers.validation import require_in_range, require_positive
 
 # the paper's floor: every eigenvalue of H̄ is at least 32δ
 PAPER_FLOOR = 32.0

@@ -15,9 +15,9 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from optimizers.critical_or_progress import OracleCounts, require_count
-from optimizers.hessian_reuse_agd import CriticalPointResult, gradient_oracle
-from optimizers.validation import require_positive
+from optiforge.optimizers.critical_or_progress import OracleCounts, require_count
+from optiforge.optimizers.hessian_reuse_agd import CriticalPointResult, gradient_oracle
+from optiforge.optimizers.validation import require_positive
 
 BISECTION_STEPS = 200
 

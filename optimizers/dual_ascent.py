@@ -26,8 +26,8 @@ from typing import Any, Literal
 import torch
 import torch.distributed as dist
 
-from optimizers.constraint_residual import ConstraintKind, ConstraintResidual
-from optimizers.validation import require_choice, require_non_negative, require_positive
+from optiforge.optimizers.constraint_residual import ConstraintKind, ConstraintResidual
+from optiforge.optimizers.validation import require_choice, require_non_negative, require_positive
 
 DualOptimizerName = Literal["sgd", "adam"]
 DUAL_OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
@@ -147,8 +147,8 @@ class DualAscent:
         for name, constraint in constraints.items():
             if not isinstance(constraint, ConstraintResidual):
                 raise TypeError(
-                    f"constraint {name!r}: expected optimizers.equality(...) or "
-                    f"optimizers.inequality(...), got {type(constraint).__name__}"
+                    f"constraint {name!r}: expected optiforge.optimizers.equality(...) or "
+                    f"optiforge.optimizers.inequality(...), got {type(constraint).__name__}"
                 )
             value = constraint.value
             if value.dim() > 1:

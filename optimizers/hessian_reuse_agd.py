@@ -2,7 +2,7 @@
 
 Restarted accelerated gradient descent in the norm of one approximate Hessian that is reused
 across restarts, spending at most n_H Hessian queries (arXiv 2510.20786; the update, φ and the
-restart rule are in `optimizers.critical_or_progress`). Two front ends share that core:
+restart rule are in `optiforge.optimizers.critical_or_progress`). Two front ends share that core:
 
 - `HessianReuseAGD`, a `torch.optim.Optimizer` with torch's `step(closure)` contract: one closure
   call (one gradient query) per step; when a Hessian query is due, the full Hessian of all
@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
-from optimizers.critical_or_progress import (
+from optiforge.optimizers.critical_or_progress import (
     PAPER_FLOOR,
     CriticalOrProgress,
     OracleCounts,
@@ -49,17 +49,17 @@ class HessianReuseAGD(Optimizer):
     The closure zeroes the gradients, computes the loss, calls backward and returns the loss. It
     runs once per step (one gradient query, `counts.gradient`). While Hessian queries are left
     (`counts.hessian < n_hessian`) `is_second_order` is True, so the closure's backward should
-    use `create_graph=True` (`lightning_modules.Classifier` honours it); a step that spends a
-    Hessian query builds the d x d Hessian from that graph by d batched Hessian-vector products
-    (one Hessian query). A step whose gradient has ‖∇f‖ <= ε leaves the parameters
-    unchanged and sets `converged`.
-    H̄ couples all parameters, so the hyperparameters are global, not per group, and the Hessian
-    and its eigenbasis take d² memory: meant for small models (d up to a few thousand).
+    use `create_graph=True` (`optiforge.lightning_modules.Classifier` honours it); a step that
+    spends a Hessian query builds the d x d Hessian from that graph by d batched Hessian-vector
+    products (one Hessian query). A step whose gradient has ‖∇f‖ <= ε leaves the parameters
+    unchanged and sets `converged`. H̄ couples all parameters, so the hyperparameters are global,
+    not per group, and the Hessian and its eigenbasis take d² memory: meant for small models (d up
+    to a few thousand).
 
     Args:
         params: parameters or parameter groups (groups carry no hyperparameters).
         eps, n_hessian, lipschitz, delta, refresh_distance, lr, momentum, restart_range,
-        epoch_length, floor: as in `optimizers.critical_or_progress.CriticalOrProgress`.
+        epoch_length, floor: as in `optiforge.optimizers.critical_or_progress.CriticalOrProgress`.
     """
 
     requires_closure = True
@@ -167,7 +167,7 @@ class HessianReuseAGD(Optimizer):
             raise RuntimeError(
                 f"{type(self).__name__} needs a Hessian query but the gradients carry no graph: "
                 "call backward(create_graph=True) in the closure (optimizer.is_second_order is "
-                "True; lightning_modules.Classifier does this)"
+                "True; optiforge.lightning_modules.Classifier does this)"
             )
         eye = torch.eye(d, dtype=params[0].dtype, device=params[0].device)
         blocks = eye.split(sizes, dim=1)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 import torch
 from torch import Tensor
 
-from optimizers.validation import require_choice, require_positive
+from optiforge.optimizers.validation import require_choice, require_positive
 
 # Quintic Newton-Schulz coefficients (Jordan et al. 2024, Muon): p(s) = a s + b s^3 + c s^5 maps
 # every singular value in (0, 1] into roughly [0.7, 1.2] within ~5 steps; it trades exact

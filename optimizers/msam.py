@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from optimizers.sam import SAM, BaseOptimizer, Closure
-from optimizers.sharpness_pass import SharpnessPass
-from optimizers.validation import require_positive
+from optiforge.optimizers.sam import SAM, BaseOptimizer, Closure
+from optiforge.optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.validation import require_positive
 
 
 class MSAM(SAM):

@@ -27,8 +27,8 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
-from optimizers.sharpness_pass import SharpnessPass
-from optimizers.validation import require_choice, require_in_range, require_positive
+from optiforge.optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.validation import require_choice, require_in_range, require_positive
 
 HvpMode = Literal["auto", "autograd", "finite_difference"]
 HVP_MODES = ("auto", "autograd", "finite_difference")
@@ -65,14 +65,14 @@ class NSGDHess(Optimizer):
 
     "autograd" needs the closure's backward to keep the graph (`create_graph=True`);
     `is_second_order` tells train loops so (timm's convention, honoured by
-    `lightning_modules.Classifier.backward`). "finite_difference" works with plain closures:
-    ∇²f(x̂) v ≈ (∇f(x̂ + h v) - ∇f(x̂ - h v)) / (2h), h = fd_step (1 + ‖x̂‖) / ‖v‖, so the
+    `optiforge.lightning_modules.Classifier.backward`). "finite_difference" works with plain
+    closures: ∇²f(x̂) v ≈ (∇f(x̂ + h v) - ∇f(x̂ - h v)) / (2h), h = fd_step (1 + ‖x̂‖) / ‖v‖, so the
     perturbation h v has the relative length fd_step; it is exact for quadratics up to rounding.
     "auto" (the default, drop-in for any closure or LightningModule) asks for the graph through
     `is_second_order` and uses "autograd" at a step when the closure's previous gradients (at
-    x_{t-1}) carried one, else "finite_difference"; always "finite_difference" under DDP, where
-    it also stops asking for the graph. So a module that honours `is_second_order` gets the
-    exact HVP in 2 closure calls, and a plain one (Lightning's default backward) 3 calls.
+    x_{t-1}) carried one, else "finite_difference"; always "finite_difference" under DDP, where it
+    also stops asking for the graph. So a module that honours `is_second_order` gets the exact HVP
+    in 2 closure calls, and a plain one (Lightning's default backward) 3 calls.
 
     Parameters whose `.grad` is None after the closure at x_t are left untouched, as in torch.optim.
     q_t is drawn as `torch.rand((), generator=g, dtype=torch.float64)` from a generator seeded with
@@ -89,7 +89,8 @@ class NSGDHess(Optimizer):
             `seed_everything` decides and all DDP ranks draw the same q's.
     """
 
-    requires_closure = True  # evaluates the closure 2-3 times per step (callbacks.SharpnessGuard)
+    # evaluates the closure 2-3 times per step (optiforge.callbacks.SharpnessGuard)
+    requires_closure = True
 
     def __init__(
         self,
@@ -105,8 +106,8 @@ class NSGDHess(Optimizer):
         self.hvp = hvp
         self.fd_step = fd_step
         self.closure_keeps_graph = False  # learnt from the closure's gradients at every step
-        # around the extra closure calls away from x_t (callbacks.SharpnessGuard silences logging
-        # and metric updates there, so a module logs its loss at x_t only)
+        # around the extra closure calls away from x_t (optiforge.callbacks.SharpnessGuard silences
+        # logging and metric updates there, so a module logs its loss at x_t only)
         self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
             contextlib.nullcontext
         )
@@ -241,7 +242,7 @@ class NSGDHess(Optimizer):
             raise RuntimeError(
                 f"{type(self).__name__}(hvp='autograd') got gradients without a graph: call "
                 "backward(create_graph=True) in the closure (optimizer.is_second_order is True; "
-                "lightning_modules.Classifier does this) or use hvp='finite_difference'"
+                "optiforge.lightning_modules.Classifier does this) or use hvp='finite_difference'"
             )
 
     def _gradient_term(self, grads: list[Tensor]) -> list[Tensor]:

@@ -30,9 +30,9 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from optimizers.sam import SAM, BaseOptimizer, Closure
-from optimizers.sharpness_pass import SharpnessPass
-from optimizers.validation import require_non_negative, require_positive
+from optiforge.optimizers.sam import SAM, BaseOptimizer, Closure
+from optiforge.optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.validation import require_non_negative, require_positive
 
 _BYTE_SIGNS = (torch.arange(256)[:, None] >> torch.arange(8)).bitwise_and(1) * 2 - 1
 

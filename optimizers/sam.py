@@ -14,8 +14,8 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from optimizers.sharpness_pass import SharpnessPass
-from optimizers.validation import require_non_negative
+from optiforge.optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.validation import require_non_negative
 
 BaseOptimizer = Callable[[Iterable[Any]], Optimizer]
 Closure = Callable[[], Any]
@@ -49,7 +49,8 @@ class SAM(Optimizer):
     Every closure call runs inside `pass_context(sharpness_pass)` (a no-op by default), so a
     train loop can hide the passes that are not to be reported (`log=False`: at perturbed
     weights) even from a loss that ignores the sharpness-pass contract; under Lightning
-    `callbacks.SharpnessGuard` sets it to silence `self.log` and torchmetrics in those passes.
+    `optiforge.callbacks.SharpnessGuard` sets it to silence `self.log` and torchmetrics in those
+    passes.
 
     Args:
         params: parameters or parameter groups (groups may set their own `rho`, `adaptive`).
@@ -60,8 +61,8 @@ class SAM(Optimizer):
         adaptive: ASAM's scale-invariant perturbation.
         local_ascent: under DDP, compute the ascent gradient without all-reducing it, so each
             rank perturbs with its own batch (m-SAM with m = per-rank batch size). Needs
-            `ascent_context` set to the DDP module's `no_sync` (callbacks.SharpnessGuard does
-            it under Lightning); a no-op on one process.
+            `ascent_context` set to the DDP module's `no_sync` (optiforge.callbacks.SharpnessGuard
+            does it under Lightning); a no-op on one process.
         base_kwargs: keywords for the base optimizer, the signature of the common SAM
             implementations: `SAM(model.parameters(), torch.optim.SGD, rho=0.05, lr=0.1,
             momentum=0.9)`. They override the partial's keywords. Python only: from YAML or the

@@ -2,9 +2,9 @@
 
 Pethick, Xie, Erdogan, Antonakopoulos, Silveti-Falls, Cevher, "Generalized Gradient Norm Clipping
 & Non-Euclidean (L0,L1)-Smoothness", NeurIPS 2025 (arXiv 2506.01913), and its base method Scion.
-Every parameter tensor x_l has a norm (its LMO, `optimizers.lmo`) and a radius `scale` r_l; the
-network lives in the product norm ||x|| = max_l ||x_l||_l / r_l, whose dual norm is
-D = sum_l r_l ||d_l||_{l,*} (a sum over *all* parameters of all groups).
+Every parameter tensor x_l has a norm (its LMO, `optiforge.optimizers.lmo`) and a radius `scale`
+r_l; the network lives in the product norm ||x|| = max_l ||x_l||_l / r_l, whose dual norm is D =
+sum_l r_l ||d_l||_{l,*} (a sum over *all* parameters of all groups).
 
 Per tensor: momentum d_k = (1 - m) d_{k-1} + m g_k (d_0 = 0; m = `momentum`, 1 = none), then
 u = r_l lmo_l(d_k), which points against d_k. With step size lr and clipping factor eta:
@@ -40,8 +40,8 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
-from optimizers.lmo import LMO, make_lmo
-from optimizers.validation import require_in_range, require_non_negative, require_positive
+from optiforge.optimizers.lmo import LMO, make_lmo
+from optiforge.optimizers.validation import require_in_range, require_non_negative, require_positive
 
 
 class _ScionBase(Optimizer):
@@ -156,10 +156,10 @@ class Scion(_ScionBase):
 
     Args:
         params: tensors or param groups; a group may set `lr`, `momentum`, `norm`,
-            `norm_kwargs` and `scale` (see `optimizers.scion_param_groups`).
+            `norm_kwargs` and `scale` (see `optiforge.optimizers.scion_param_groups`).
         lr: Frank-Wolfe step size, in [0, 1].
         momentum: weight m of the new gradient in d = (1 - m) d + m g, in (0, 1]; 1 = none.
-        norm: LMO name (`optimizers.lmo.LMOS`, any case); "auto" picks by tensor rank.
+        norm: LMO name (`optiforge.optimizers.lmo.LMOS`, any case); "auto" picks by tensor rank.
         norm_kwargs: keyword arguments of the LMO, e.g. {"steps": 5} for Spectral.
         scale: radius of the norm ball the weights live in (> 0).
     """

@@ -15,8 +15,8 @@ from typing import Any
 
 from torch import nn
 
-from optimizers.lmo import make_lmo
-from optimizers.validation import require_positive
+from optiforge.optimizers.lmo import make_lmo
+from optiforge.optimizers.validation import require_positive
 
 LAYER_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Embedding)
 TRANSPOSABLE_NORMS = ("colnorm", "rownorm")

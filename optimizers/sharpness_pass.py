@@ -140,8 +140,9 @@ class SharpnessPass:
         if (needs_select and not self.selected) or (needs_reduce and not self.reduced):
             raise RuntimeError(
                 f"{optimizer_name} needs a closure that follows the sharpness-pass contract "
-                "(optimizers.sharpness_pass: call sharp.select(batch) and sharp.reduce(per-sample "
-                "losses)); the closure ignored it. lightning_modules.Classifier implements it."
+                "(optiforge.optimizers.sharpness_pass: call sharp.select(batch) and "
+                "sharp.reduce(per-sample losses)); the closure ignored it. "
+                "optiforge.lightning_modules.Classifier implements it."
             )
 
 

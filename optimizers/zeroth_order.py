@@ -4,10 +4,10 @@ One step draws `directions` seeded directions v_k; for each it evaluates the clo
 pass only, run under `torch.no_grad`) at a few points w + t_i v_k and forms the scalar projected
 gradient P_k = sum_i c_i f(w + t_i v_k); the update is w <- w (1 - lr wd) - lr mean_k P_k v_k.
 Directions are regenerated from their seeds and the weights are moved in place and restored
-exactly (`optimizers.zo_perturbation`), so memory is that of inference plus a few direction
-chunks (at most 2^18 entries each). Under torch.distributed each rank draws its own directions
-(seed, step, rank, k) and evaluates its own batch; the scalars are all-gathered and every rank
-applies the mean over all ranks' directions, regenerating each from its seed.
+exactly (`optiforge.optimizers.zo_perturbation`), so memory is that of inference plus a few
+direction chunks (at most 2^18 entries each). Under torch.distributed each rank draws its own
+directions (seed, step, rank, k) and evaluates its own batch; the scalars are all-gathered and every
+rank applies the mean over all ranks' directions, regenerating each from its seed.
 """
 
 from __future__ import annotations
@@ -20,11 +20,16 @@ import torch
 import torch.distributed as dist
 from torch.optim import Optimizer
 
-from optimizers.sharpness_pass import SharpnessPass
-from optimizers.validation import require_choice, require_non_negative, require_positive
-from optimizers.zo_estimators import CONSTRUCTIONS, Terms, sample_terms
-from optimizers.zo_perturbation import DirectionKind, SeededDirection, derive_seed, perturbed
-from optimizers.zo_schedules import make_schedule
+from optiforge.optimizers.sharpness_pass import SharpnessPass
+from optiforge.optimizers.validation import require_choice, require_non_negative, require_positive
+from optiforge.optimizers.zo_estimators import CONSTRUCTIONS, Terms, sample_terms
+from optiforge.optimizers.zo_perturbation import (
+    DirectionKind,
+    SeededDirection,
+    derive_seed,
+    perturbed,
+)
+from optiforge.optimizers.zo_schedules import make_schedule
 
 Closure = Callable[[], Any]
 
@@ -32,9 +37,10 @@ Closure = Callable[[], Any]
 class ZerothOrder(Optimizer):
     """Shared step of the forward-only optimizers; a subclass says which points to evaluate.
 
-    `forward_only` tells `callbacks.ForwardOnly` to switch Lightning's backward off. Every closure
-    call runs inside `pass_context(SharpnessPass(...))` with `sharpness_pass` set, the protocol of
-    `callbacks.SharpnessGuard`: only the first evaluation of a step is reported (`log=True`).
+    `forward_only` tells `optiforge.callbacks.ForwardOnly` to switch Lightning's backward off. Every
+    closure call runs inside `pass_context(SharpnessPass(...))` with `sharpness_pass` set, the
+    protocol of `optiforge.callbacks.SharpnessGuard`: only the first evaluation of a step is
+    reported (`log=True`).
     """
 
     requires_closure = True
@@ -93,8 +99,9 @@ class ZerothOrder(Optimizer):
         if any(p.grad is not None for p in self._params()):
             raise RuntimeError(
                 f"{type(self).__name__} is forward-only but its closure ran a backward pass "
-                "(parameters got gradients); under Lightning add callbacks.ForwardOnly to the "
-                "Trainer (train.py does), in a plain loop let the closure return the loss only"
+                "(parameters got gradients); under Lightning add optiforge.callbacks.ForwardOnly "
+                "to the Trainer (train.py does), in a plain loop let the closure return the loss "
+                "only"
             )
         return float(loss)
 
@@ -174,7 +181,7 @@ class TelescopingZO(ZerothOrder):
         params: parameters or parameter groups (groups may set `lr`, `weight_decay`).
         lr: step size eta (>= 0).
         construction: "P4" (4 evaluations), "P3" (2 or 3; the paper's choice), "P2" (2), "P1" (1);
-            P2 and P1 have an infinite-mean |P| (see `optimizers.zo_estimators`).
+            P2 and P1 have an infinite-mean |P| (see `optiforge.optimizers.zo_estimators`).
         schedule: "geometric" (mu_n = mu c^(n-1)) or "zipf" (mu_n = mu P(N >= n)), each with its
             variance-optimal p_n = (mu_n - mu_{n+1}) / mu.
         mu: first perturbation step mu_1 (> 0).

@@ -20,7 +20,7 @@ from collections import defaultdict
 
 import torch
 
-from optimizers.zo_schedules import Schedule
+from optiforge.optimizers.zo_schedules import Schedule
 
 Terms = list[tuple[float, float]]
 CONSTRUCTIONS = {"P4": 1, "P3": 2, "P2": 3, "P1": 4}

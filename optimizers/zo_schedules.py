@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from optimizers.validation import require_in_range, require_positive
+from optiforge.optimizers.validation import require_in_range, require_positive
 
 
 class Geometric:

@@ -184,7 +184,7 @@ def test_config_resolves_to_its_frozen_values(
 @pytest.mark.parametrize("files", EXPERIMENTS, ids=experiment_id)
 def test_class_paths_use_the_shortest_public_path(files: list[Path]) -> None:
     """Every class_path is the shortest package path that re-exports the class (e.g.
-    lightning_modules.FSNet, not lightning_modules.fsnet.FSNet)."""
+    optiforge.lightning_modules.FSNet, not optiforge.lightning_modules.fsnet.FSNet)."""
     for path in files:
         for key, dotted in leaves(yaml.safe_load(path.read_text())).items():
             if not key.endswith("class_path"):

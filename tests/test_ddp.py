@@ -10,7 +10,7 @@ from tests.cli_helpers import DEFAULT_CONFIG, metric_column, run_train_py
 
 RWSAM = [
     "--optimizer",
-    "optimizers.RWSAM",
+    "optiforge.optimizers.RWSAM",
     "--optimizer.temperature",
     "0.1",
     "--optimizer.base_optimizer",

@@ -6,7 +6,9 @@ import each other; lightning_modules may import callbacks (a module may require 
 the constrained modules require DualUpdates), callbacks never import lightning_modules or
 datamodules (they serve any Lightning project's modules). The standard-library helper
 `lazy_exports` is below everything. Every import counts: module level, inside functions, under
-TYPE_CHECKING, and the modules named in a package's lazy re-export table.
+TYPE_CHECKING, and the modules named in a package's lazy re-export table. Every first-party
+import is under the installed namespace (`optiforge.optimizers`, never a bare `optimizers`),
+everywhere: packages, train.py, benchmarks and tests.
 """
 
 from __future__ import annotations
@@ -27,24 +29,37 @@ ALLOWED: dict[str, set[str]] = {
     "problems": set(),
     "algorithms": set(),
 }
+NAMESPACE = "optiforge"
 NEUTRAL = {"lazy_exports"}
 FIRST_PARTY = set(ALLOWED) | NEUTRAL | {"train", "benchmarks", "tests", "configs"}
+# Names that exist only inside the namespace: importing one bare is always a mistake.
+BARE = set(ALLOWED) | NEUTRAL
 
 
 def module_name(path: Path, root: Path = PROJECT) -> str:
-    """Dotted name of a source file under `root` (`a/b/__init__.py` -> `a.b`)."""
+    """Installed dotted name of a package file under `root` (`a/b/__init__.py` ->
+    `optiforge.a.b`)."""
     parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return ".".join([NAMESPACE, *(parts[:-1] if parts[-1] == "__init__" else parts)])
 
 
 def package_of(path: Path, root: Path = PROJECT) -> str:
-    """Dotted name of the package a source file belongs to."""
-    return ".".join(path.parent.relative_to(root).parts)
+    """Installed dotted name of the package a source file belongs to."""
+    return ".".join([NAMESPACE, *path.parent.relative_to(root).parts])
+
+
+def layer(module: str) -> str | None:
+    """The layer (`optimizers`, ...) of a namespaced module name, None outside the namespace."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == NAMESPACE and len(parts) > 1 else None
 
 
 def is_module(name: str, root: Path) -> bool:
-    """Whether a dotted name is a module or package file under `root`."""
-    path = root.joinpath(*name.split("."))
+    """Whether a namespaced dotted name is a module or package file under `root`."""
+    parts = name.split(".")
+    if parts[0] != NAMESPACE:
+        return False
+    path = root.joinpath(*parts[1:])
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
@@ -77,11 +92,13 @@ def source_files() -> list[Path]:
 def violations(path: Path, root: Path = PROJECT) -> list[str]:
     """The imports of one file that go up, sideways or into one of its ancestor packages."""
     found = []
-    here, package = module_name(path, root).split(".")[0], package_of(path, root)
+    here, package = layer(module_name(path, root)), package_of(path, root)
     for line, module in dict.fromkeys(imported_modules(path, root)):
-        top = module.split(".")[0]
+        top = layer(module) or module.split(".")[0]
         where = f"{path.relative_to(root)}:{line} imports {module}"
-        if top in FIRST_PARTY and top != here and top not in ALLOWED[here] | NEUTRAL:
+        if module.split(".")[0] in BARE:
+            found.append(f"{where} (a bare name: import optiforge.{module})")
+        elif top in FIRST_PARTY and top != here and top not in ALLOWED[here] | NEUTRAL:
             found.append(f"{where} ({here} may import {sorted(ALLOWED[here])})")
         elif top == here and (package == module or package.startswith(module + ".")):
             found.append(f"{where} (its own ancestor package: import the defining module)")
@@ -97,7 +114,7 @@ def package_graph(subpackages: bool) -> dict[str, set[str]]:
 
     def node(module: str) -> str:
         if not subpackages:
-            return module.split(".")[0]
+            return layer(module) or module
         return module if module in packages else module.rpartition(".")[0]
 
     graph: dict[str, set[str]] = {node(package): set() for package in packages}
@@ -134,7 +151,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_no_upward_or_sideways_import(package: str) -> None:
     """No file of the package imports a layer above it, a sibling it may not, or its ancestor."""
-    files = [path for path in source_files() if module_name(path).split(".")[0] == package]
+    files = [path for path in source_files() if layer(module_name(path)) == package]
     assert files
     assert [found for path in files for found in violations(path)] == []
 
@@ -144,8 +161,8 @@ def test_no_import_cycle_between_packages() -> None:
     top, sub = package_graph(subpackages=False), package_graph(subpackages=True)
     assert set(top) == set(ALLOWED)
     assert top["lightning_modules"] >= {"optimizers", "problems"}
-    assert {"lightning_modules.equivariant", "problems.equivariant"} <= set(sub)
-    assert "problems.equivariant" in sub["datamodules"]
+    assert {"optiforge.lightning_modules.equivariant", "optiforge.problems.equivariant"} <= set(sub)
+    assert "optiforge.problems.equivariant" in sub["optiforge.datamodules"]
     assert find_cycle(top) == []
     assert find_cycle(sub) == []
 
@@ -160,21 +177,70 @@ def test_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
     planted.write_text(
         "from typing import TYPE_CHECKING\n"
         "from . import digits\n"
-        "from problems import data_paths\n"
+        "from optiforge.problems import data_paths\n"
         "if TYPE_CHECKING:\n"
-        "    from callbacks import FitSummary\n"
+        "    from optiforge.callbacks import FitSummary\n"
         "def build():\n"
-        "    import datamodules\n"
+        "    import optiforge.datamodules\n"
         "    from train import main\n"
-        "lazy_exports(__name__, {'lightning_modules.classifier': ('Classifier',)})\n",
+        "lazy_exports(__name__, {'optiforge.lightning_modules.classifier': ('Classifier',)})\n",
         encoding="utf-8",
     )
     found = violations(planted, tmp_path)
     imported = [line.split(" imports ")[1].split(" ")[0] for line in found]
-    assert imported == ["callbacks", "datamodules", "train", "lightning_modules.classifier"]
+    assert imported == [
+        "optiforge.callbacks",
+        "optiforge.datamodules",
+        "train",
+        "optiforge.lightning_modules.classifier",
+    ]
+    assert sum("a bare name" in line for line in found) == 0
 
 
 def test_cycle_finder_on_small_graphs() -> None:
     """A hand-made 3-cycle is found; a diamond (no cycle) is not."""
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()}) == []
+
+
+def every_python_file() -> list[Path]:
+    """Every tracked-layout .py file: the packages, train.py, the namespace, benchmarks, tests."""
+    folders = [*ALLOWED, NAMESPACE, "benchmarks", "tests"]
+    return [
+        PROJECT / "train.py",
+        *(p for f in folders for p in sorted((PROJECT / f).rglob("*.py"))),
+    ]
+
+
+def bare_imports(path: Path) -> list[str]:
+    """The imports in `path` of a first-party name outside the `optiforge` namespace."""
+    return [
+        f"{path.relative_to(PROJECT)}:{line} imports {module}"
+        for line, module in imported_modules(path)
+        if module.split(".")[0] in BARE
+    ]
+
+
+def test_no_module_imports_a_bare_first_party_name() -> None:
+    """`from optimizers import SAM` would bind a user's own optimizers.py: nothing imports a
+    layer outside the namespace, nor names one in a lazy re-export table."""
+    files = every_python_file()
+    assert len(files) > 400
+    assert [found for path in files for found in bare_imports(path)] == []
+
+
+def test_bare_import_checker_flags_each_form(tmp_path: Path) -> None:
+    """A planted file with four bare forms gets four findings; namespaced forms get none."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "import optimizers\n"
+        "from callbacks.fit_summary import FitSummary\n"
+        "from optiforge.optimizers import SAM\n"
+        "import tests.cli_helpers\n"
+        "def f():\n"
+        "    from lazy_exports import lazy_exports\n"
+        "lazy_exports(__name__, {'problems.vrp': ('X',)})\n",
+        encoding="utf-8",
+    )
+    found = [m for _, m in imported_modules(planted, tmp_path) if m.split(".")[0] in BARE]
+    assert found == ["optimizers", "callbacks.fit_summary", "lazy_exports", "problems.vrp"]

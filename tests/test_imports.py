@@ -17,41 +17,57 @@ import yaml
 PROJECT = Path(__file__).resolve().parents[1]
 HEAVY = ("lightning", "torch_geometric", "pyvrp", "cvxpy")
 LAZY_PACKAGES = (
-    "algorithms.covering",
-    "algorithms.diverse",
-    "algorithms.generalization",
-    "algorithms.kv_compression",
-    "algorithms.learning_rules",
-    "algorithms.order_statistics",
-    "algorithms.replicable_testing",
-    "algorithms.submodular_streaming",
+    "optiforge.algorithms.covering",
+    "optiforge.algorithms.diverse",
+    "optiforge.algorithms.generalization",
+    "optiforge.algorithms.kv_compression",
+    "optiforge.algorithms.learning_rules",
+    "optiforge.algorithms.order_statistics",
+    "optiforge.algorithms.replicable_testing",
+    "optiforge.algorithms.submodular_streaming",
     "callbacks",
     "datamodules",
     "lightning_modules",
-    "lightning_modules.char_lm",
-    "lightning_modules.constrained",
-    "lightning_modules.equivariant",
-    "lightning_modules.fsnet",
-    "lightning_modules.hephaestus",
-    "lightning_modules.kv_lm",
-    "lightning_modules.mtlkd",
-    "lightning_modules.neural_es",
+    "optiforge.lightning_modules.char_lm",
+    "optiforge.lightning_modules.constrained",
+    "optiforge.lightning_modules.equivariant",
+    "optiforge.lightning_modules.fsnet",
+    "optiforge.lightning_modules.hephaestus",
+    "optiforge.lightning_modules.kv_lm",
+    "optiforge.lightning_modules.mtlkd",
+    "optiforge.lightning_modules.neural_es",
     "optimizers",
-    "problems.constrained",
-    "problems.equivariant",
-    "problems.multiobjective",
-    "problems.qosd",
-    "problems.vrp",
+    "optiforge.problems.constrained",
+    "optiforge.problems.equivariant",
+    "optiforge.problems.multiobjective",
+    "optiforge.problems.qosd",
+    "optiforge.problems.vrp",
 )
 # (statement, a module it must load, top-level names or module prefixes it must not load)
 GUARANTEES = (
     ("import optimizers", "optimizers", HEAVY),
-    ("from optimizers import SAM", "optimizers.sam", HEAVY),
-    ("import problems.equivariant.permutation_mlp", "torch", ("lightning", "lightning_modules")),
-    ("import datamodules.digits", "lightning", ("lightning_modules", "datamodules.vrp")),
-    ("import datamodules.permutation_teacher", "problems.equivariant", ("lightning_modules",)),
-    ("import lightning_modules.classifier", "lightning", ("torch_geometric", "pyvrp", "cvxpy")),
-    ("from problems.multiobjective import make_problem", "torch", ("lightning", "pymoo")),
+    ("from optimizers import SAM", "optiforge.optimizers.sam", HEAVY),
+    (
+        "import optiforge.problems.equivariant.permutation_mlp",
+        "torch",
+        ("lightning", "lightning_modules"),
+    ),
+    (
+        "import optiforge.datamodules.digits",
+        "lightning",
+        ("lightning_modules", "optiforge.datamodules.vrp"),
+    ),
+    (
+        "import optiforge.datamodules.permutation_teacher",
+        "optiforge.problems.equivariant",
+        ("lightning_modules",),
+    ),
+    (
+        "import optiforge.lightning_modules.classifier",
+        "lightning",
+        ("torch_geometric", "pyvrp", "cvxpy"),
+    ),
+    ("from optiforge.problems.multiobjective import make_problem", "torch", ("lightning", "pymoo")),
 )
 
 
@@ -109,18 +125,19 @@ def test_public_names_resolve(package: str) -> None:
 
 def test_unknown_name_is_an_attribute_error() -> None:
     """A name a package does not export raises AttributeError naming it (hasattr is False)."""
-    import optimizers
+    import optiforge.optimizers
 
-    with pytest.raises(AttributeError, match="'optimizers' has no attribute 'NoSuchOptimizer'"):
-        optimizers.NoSuchOptimizer  # noqa: B018
-    assert not hasattr(optimizers, "NoSuchOptimizer")
+    with pytest.raises(AttributeError, match="'optiforge.optimizers' has no attribute 'NoSuchOptimizer'"):
+        optiforge.optimizers.NoSuchOptimizer  # noqa: B018
+    assert not hasattr(optiforge.optimizers, "NoSuchOptimizer")
 
 
 def test_moved_layers_are_the_same_objects() -> None:
-    """The equivariant layers re-exported by lightning_modules.equivariant are problems' own."""
-    import lightning_modules.equivariant as module
-    from problems.equivariant.permutation_mlp import PermutationMLP
-    from problems.equivariant.permutation_rep import PermutationRep
+    """The equivariant layers re-exported by optiforge.lightning_modules.equivariant are problems'
+    own."""
+    import optiforge.lightning_modules.equivariant as module
+    from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
+    from optiforge.problems.equivariant.permutation_rep import PermutationRep
 
     assert module.PermutationMLP is PermutationMLP
     assert module.PermutationRep is PermutationRep
@@ -148,7 +165,10 @@ def config_class_paths() -> list[str]:
 def test_every_config_class_path_resolves() -> None:
     """Each first-party class_path in configs/ names a class, through the lazy packages."""
     paths = [p for p in config_class_paths() if not p.startswith(("lightning.", "torch."))]
-    assert {"lightning_modules.Classifier", "datamodules.DigitsDataModule"} <= set(paths)
+    assert {
+        "optiforge.lightning_modules.Classifier",
+        "optiforge.datamodules.DigitsDataModule",
+    } <= set(paths)
     for path in paths:
         module, _, name = path.rpartition(".")
         assert isinstance(getattr(importlib.import_module(module), name), type), path

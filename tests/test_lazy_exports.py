@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 INIT = """
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 __all__ = ["Thing", "helper", "twice"]
 __getattr__, __dir__ = lazy_exports(

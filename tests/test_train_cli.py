@@ -87,7 +87,7 @@ BAD_INPUTS = {
     "missing data path": (
         [
             "--data",
-            "datamodules.CompasDataModule",
+            "optiforge.datamodules.CompasDataModule",
             "--data.path",
             "/nonexistent/compas.csv",
         ],
@@ -141,7 +141,7 @@ def test_one_line_joins_nested_parser_keys() -> None:
     """jsonargparse's nested type error becomes `<dotted key>: <reason>`."""
     message = (
         'Parser key "data":\n  Does not validate against any of the Union subtypes\n'
-        "  Errors:\n    - Problem with given class_path 'datamodules.DigitsDataModule':\n"
+        "  Errors:\n    - Problem with given class_path 'optiforge.datamodules.DigitsDataModule':\n"
         "        Parser key \"batch_size\":\n          Expected a <class 'int'>. Got value: many\n"
         "    - Expected a <class 'NoneType'>\n  Given value type: <class 'str'>\n"
     )

@@ -34,7 +34,7 @@ def inputs(folder: Path) -> dict[str, str]:
     return {
         "empty": str(folder / "empty_data"),
         "text": str(folder / "notes.txt"),
-        "forge": str(fake_checkpoint(folder / "forge.ckpt", "lightning_modules.Forge")),
+        "forge": str(fake_checkpoint(folder / "forge.ckpt", "optiforge.lightning_modules.Forge")),
         "unnamed": str(fake_checkpoint(folder / "unnamed.ckpt", None)),
     }
 

@@ -7,18 +7,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.covering.cloud import cloud_radius, membership_cloud
-    from algorithms.covering.cover import Cover, random_starts, restarts_needed, smoothed_cover
-    from algorithms.covering.gonzalez import farthest_point, gonzalez_cover
-    from algorithms.covering.known import KNOWN_RADII
-    from algorithms.covering.nelder_mead import nelder_mead_cover
-    from algorithms.covering.radius import covering_radius, grid_bounds
-    from algorithms.covering.region import Region
-    from algorithms.covering.shapes import annulus, comb, disk, l_shape, named, polygon, unit_square
-    from algorithms.covering.smoothed import Descent, SmoothedZerothOrder
+    from optiforge.algorithms.covering.cloud import cloud_radius, membership_cloud
+    from optiforge.algorithms.covering.cover import (
+        Cover,
+        random_starts,
+        restarts_needed,
+        smoothed_cover,
+    )
+    from optiforge.algorithms.covering.gonzalez import farthest_point, gonzalez_cover
+    from optiforge.algorithms.covering.known import KNOWN_RADII
+    from optiforge.algorithms.covering.nelder_mead import nelder_mead_cover
+    from optiforge.algorithms.covering.radius import covering_radius, grid_bounds
+    from optiforge.algorithms.covering.region import Region
+    from optiforge.algorithms.covering.shapes import (
+        annulus,
+        comb,
+        disk,
+        l_shape,
+        named,
+        polygon,
+        unit_square,
+    )
+    from optiforge.algorithms.covering.smoothed import Descent, SmoothedZerothOrder
 
 __all__ = [
     "KNOWN_RADII",
@@ -48,19 +61,19 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.covering.cloud": ("cloud_radius", "membership_cloud"),
-        "algorithms.covering.cover": (
+        "optiforge.algorithms.covering.cloud": ("cloud_radius", "membership_cloud"),
+        "optiforge.algorithms.covering.cover": (
             "Cover",
             "random_starts",
             "restarts_needed",
             "smoothed_cover",
         ),
-        "algorithms.covering.gonzalez": ("farthest_point", "gonzalez_cover"),
-        "algorithms.covering.known": ("KNOWN_RADII",),
-        "algorithms.covering.nelder_mead": ("nelder_mead_cover",),
-        "algorithms.covering.radius": ("covering_radius", "grid_bounds"),
-        "algorithms.covering.region": ("Region",),
-        "algorithms.covering.shapes": (
+        "optiforge.algorithms.covering.gonzalez": ("farthest_point", "gonzalez_cover"),
+        "optiforge.algorithms.covering.known": ("KNOWN_RADII",),
+        "optiforge.algorithms.covering.nelder_mead": ("nelder_mead_cover",),
+        "optiforge.algorithms.covering.radius": ("covering_radius", "grid_bounds"),
+        "optiforge.algorithms.covering.region": ("Region",),
+        "optiforge.algorithms.covering.shapes": (
             "annulus",
             "comb",
             "disk",
@@ -69,6 +82,6 @@ __getattr__, __dir__ = lazy_exports(
             "polygon",
             "unit_square",
         ),
-        "algorithms.covering.smoothed": ("Descent", "SmoothedZerothOrder"),
+        "optiforge.algorithms.covering.smoothed": ("Descent", "SmoothedZerothOrder"),
     },
 )

@@ -14,8 +14,8 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from algorithms.covering.radius import check_centres, nearest_distance
-from algorithms.covering.validation import check_finite_positive
+from optiforge.algorithms.covering.radius import check_centres, nearest_distance
+from optiforge.algorithms.covering.validation import check_finite_positive
 
 
 def cloud_radius(points: Tensor, centres: Tensor) -> Tensor:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from algorithms.covering.radius import covering_radius
-from algorithms.covering.region import Region
-from algorithms.covering.smoothed import SmoothedZerothOrder
-from algorithms.covering.validation import check_count
+from optiforge.algorithms.covering.radius import covering_radius
+from optiforge.algorithms.covering.region import Region
+from optiforge.algorithms.covering.smoothed import SmoothedZerothOrder
+from optiforge.algorithms.covering.validation import check_count
 
 
 @dataclass(frozen=True)

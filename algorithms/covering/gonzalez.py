@@ -10,10 +10,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.covering.cover import Cover
-from algorithms.covering.radius import covering_radius
-from algorithms.covering.region import Region
-from algorithms.covering.validation import check_count
+from optiforge.algorithms.covering.cover import Cover
+from optiforge.algorithms.covering.radius import covering_radius
+from optiforge.algorithms.covering.region import Region
+from optiforge.algorithms.covering.validation import check_count
 
 
 def farthest_point(points: Tensor, n: int, first: Tensor) -> Tensor:

@@ -13,10 +13,10 @@ import numpy as np
 import torch
 from scipy.optimize import minimize
 
-from algorithms.covering.cover import Cover, random_starts
-from algorithms.covering.radius import covering_radius
-from algorithms.covering.region import Region
-from algorithms.covering.validation import check_count
+from optiforge.algorithms.covering.cover import Cover, random_starts
+from optiforge.algorithms.covering.radius import covering_radius
+from optiforge.algorithms.covering.region import Region
+from optiforge.algorithms.covering.validation import check_count
 
 
 def nelder_mead_cover(region: Region, n: int, evaluations: int, seed: int = 0) -> Cover:

@@ -19,8 +19,8 @@ import math
 import torch
 from torch import Tensor
 
-from algorithms.covering.region import Region
-from algorithms.covering.validation import check_finite_positive
+from optiforge.algorithms.covering.region import Region
+from optiforge.algorithms.covering.validation import check_finite_positive
 
 
 def nearest_distance(points: Tensor, centres: Tensor) -> Tensor:

@@ -1,5 +1,5 @@
 """Compact planar sets bounded by straight segments (polygons, holes allowed) or by one disk or
-annulus: the sets whose covering radius `algorithms.covering.radius` computes exactly.
+annulus: the sets whose covering radius `optiforge.algorithms.covering.radius` computes exactly.
 
 A `Region` stores its boundary in float64 torch tensors: `segments [E, 2, 2]` (each edge of the
 exterior and of every hole) or `circles [C, 3]` (centre x, centre y, radius) with `holes [C]`
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from algorithms.covering.validation import check_finite_positive
+from optiforge.algorithms.covering.validation import check_finite_positive
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import math
 
 import torch
 
-from algorithms.covering.region import Region
-from algorithms.covering.validation import check_finite_positive
+from optiforge.algorithms.covering.region import Region
+from optiforge.algorithms.covering.validation import check_finite_positive
 
 # A nonconvex "comb": three teeth on a base, 12 vertices (the paper tests nonconvex sets; its own
 # list is not published, so this one is ours).

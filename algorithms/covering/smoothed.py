@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from algorithms.covering.validation import check_count, check_finite_positive
+from optiforge.algorithms.covering.validation import check_count, check_finite_positive
 
 Objective = Callable[[Tensor], Tensor]  # centres [B, n, 2] -> radius [B]
 

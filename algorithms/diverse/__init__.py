@@ -7,26 +7,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.diverse.centralized_optimistic import CentralizedOptimistic
-    from algorithms.diverse.communicator import (
+    from optiforge.algorithms.diverse.centralized_optimistic import CentralizedOptimistic
+    from optiforge.algorithms.diverse.communicator import (
         DenseCommunicator,
         Mixer,
         PeerCommunicator,
         chebyshev_momentum,
     )
-    from algorithms.diverse.data import load_compas_regression, split_shards
-    from algorithms.diverse.diverse import Diverse
-    from algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
-    from algorithms.diverse.launch import distributed_run
-    from algorithms.diverse.problem import RobustRegression
-    from algorithms.diverse.runner import run, simulate
-    from algorithms.diverse.saddle import SaddleReference, scalar_saddle, shard_moments
-    from algorithms.diverse.sampling import BatchSampler
-    from algorithms.diverse.settings import RunSettings
-    from algorithms.diverse.topology import Topology, make_topology
+    from optiforge.algorithms.diverse.data import load_compas_regression, split_shards
+    from optiforge.algorithms.diverse.diverse import Diverse
+    from optiforge.algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
+    from optiforge.algorithms.diverse.launch import distributed_run
+    from optiforge.algorithms.diverse.problem import RobustRegression
+    from optiforge.algorithms.diverse.runner import run, simulate
+    from optiforge.algorithms.diverse.saddle import SaddleReference, scalar_saddle, shard_moments
+    from optiforge.algorithms.diverse.sampling import BatchSampler
+    from optiforge.algorithms.diverse.settings import RunSettings
+    from optiforge.algorithms.diverse.topology import Topology, make_topology
 
 __all__ = [
     "BatchSampler",
@@ -54,22 +54,26 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.diverse.centralized_optimistic": ("CentralizedOptimistic",),
-        "algorithms.diverse.communicator": (
+        "optiforge.algorithms.diverse.centralized_optimistic": ("CentralizedOptimistic",),
+        "optiforge.algorithms.diverse.communicator": (
             "DenseCommunicator",
             "Mixer",
             "PeerCommunicator",
             "chebyshev_momentum",
         ),
-        "algorithms.diverse.data": ("load_compas_regression", "split_shards"),
-        "algorithms.diverse.diverse": ("Diverse",),
-        "algorithms.diverse.gt_extragradient": ("GradientTrackingExtragradient",),
-        "algorithms.diverse.launch": ("distributed_run",),
-        "algorithms.diverse.problem": ("RobustRegression",),
-        "algorithms.diverse.runner": ("run", "simulate"),
-        "algorithms.diverse.saddle": ("SaddleReference", "scalar_saddle", "shard_moments"),
-        "algorithms.diverse.sampling": ("BatchSampler",),
-        "algorithms.diverse.settings": ("RunSettings",),
-        "algorithms.diverse.topology": ("Topology", "make_topology"),
+        "optiforge.algorithms.diverse.data": ("load_compas_regression", "split_shards"),
+        "optiforge.algorithms.diverse.diverse": ("Diverse",),
+        "optiforge.algorithms.diverse.gt_extragradient": ("GradientTrackingExtragradient",),
+        "optiforge.algorithms.diverse.launch": ("distributed_run",),
+        "optiforge.algorithms.diverse.problem": ("RobustRegression",),
+        "optiforge.algorithms.diverse.runner": ("run", "simulate"),
+        "optiforge.algorithms.diverse.saddle": (
+            "SaddleReference",
+            "scalar_saddle",
+            "shard_moments",
+        ),
+        "optiforge.algorithms.diverse.sampling": ("BatchSampler",),
+        "optiforge.algorithms.diverse.settings": ("RunSettings",),
+        "optiforge.algorithms.diverse.topology": ("Topology", "make_topology"),
     },
 )

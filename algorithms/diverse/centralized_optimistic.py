@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from algorithms.diverse.communicator import Communicator
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.communicator import Communicator
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.problem import RobustRegression
 
 
 class CentralizedOptimistic(NodeMethod):

@@ -13,7 +13,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor
 
-from algorithms.diverse.topology import Topology
+from optiforge.algorithms.diverse.topology import Topology
 
 
 class DenseCommunicator:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.diverse.communicator import Communicator, Mixer
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.problem import RobustRegression
-from algorithms.diverse.sampling import BatchSampler, node_generator, shared_generator
+from optiforge.algorithms.diverse.communicator import Communicator, Mixer
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.sampling import BatchSampler, node_generator, shared_generator
 
 
 class Diverse(NodeMethod):

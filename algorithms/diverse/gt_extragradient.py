@@ -16,9 +16,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.diverse.communicator import Communicator, Mixer
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.communicator import Communicator, Mixer
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.problem import RobustRegression
 
 
 class GradientTrackingExtragradient(NodeMethod):

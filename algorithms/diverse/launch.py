@@ -1,7 +1,7 @@
 """Run DIVERSE or a baseline with one process per node, on COMPAS shards.
 
-    python -m algorithms.diverse.launch --nodes 4 --topology ring --method diverse
-    torchrun --nproc_per_node 4 -m algorithms.diverse.launch --nodes 4 --topology ring
+    python -m optiforge.algorithms.diverse.launch --nodes 4 --topology ring --method diverse
+    torchrun --nproc_per_node 4 -m optiforge.algorithms.diverse.launch --nodes 4 --topology ring
 
 Without torchrun's environment the command spawns `--nodes` local processes itself
 (torch.multiprocessing, a fresh TCP rendezvous on 127.0.0.1). Each process loads the CSV, keeps
@@ -24,13 +24,13 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import Tensor
 
-from algorithms.diverse.communicator import PeerCommunicator
-from algorithms.diverse.data import load_compas_regression, split_shards
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.runner import run
-from algorithms.diverse.saddle import SaddleReference, shard_moments
-from algorithms.diverse.settings import RunSettings
-from algorithms.diverse.topology import make_topology
+from optiforge.algorithms.diverse.communicator import PeerCommunicator
+from optiforge.algorithms.diverse.data import load_compas_regression, split_shards
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.runner import run
+from optiforge.algorithms.diverse.saddle import SaddleReference, shard_moments
+from optiforge.algorithms.diverse.settings import RunSettings
+from optiforge.algorithms.diverse.topology import make_topology
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data" / "compas" / "compas.csv"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.diverse.communicator import Communicator
-from algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.communicator import Communicator
+from optiforge.algorithms.diverse.problem import RobustRegression
 
 
 class NodeMethod:

@@ -9,11 +9,11 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from algorithms.diverse.communicator import DenseCommunicator
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.saddle import SaddleReference, shard_moments
-from algorithms.diverse.settings import RunSettings
-from algorithms.diverse.topology import make_topology
+from optiforge.algorithms.diverse.communicator import DenseCommunicator
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.saddle import SaddleReference, shard_moments
+from optiforge.algorithms.diverse.settings import RunSettings
+from optiforge.algorithms.diverse.topology import make_topology
 
 
 def record(method: NodeMethod, reference: SaddleReference, saddle: Tensor, iteration: int) -> dict:

@@ -7,13 +7,13 @@ from dataclasses import asdict, dataclass
 
 from torch import Tensor
 
-from algorithms.diverse.centralized_optimistic import CentralizedOptimistic
-from algorithms.diverse.communicator import Communicator
-from algorithms.diverse.diverse import Diverse
-from algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
-from algorithms.diverse.method import NodeMethod
-from algorithms.diverse.problem import RobustRegression
-from algorithms.diverse.topology import TOPOLOGIES
+from optiforge.algorithms.diverse.centralized_optimistic import CentralizedOptimistic
+from optiforge.algorithms.diverse.communicator import Communicator
+from optiforge.algorithms.diverse.diverse import Diverse
+from optiforge.algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
+from optiforge.algorithms.diverse.method import NodeMethod
+from optiforge.algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.topology import TOPOLOGIES
 
 METHODS: tuple[str, ...] = ("diverse", "gt_eg", "centralized_ogda")
 

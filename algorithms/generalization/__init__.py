@@ -6,13 +6,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.generalization.config_check import check_config
-    from algorithms.generalization.diagnostic import Diagnosis, diagnose
-    from algorithms.generalization.estimate import GeneralizationEstimate, estimate_generalization
-    from algorithms.generalization.retraining import Distributions, Retraining, run_retrainings
+    from optiforge.algorithms.generalization.config_check import check_config
+    from optiforge.algorithms.generalization.diagnostic import Diagnosis, diagnose
+    from optiforge.algorithms.generalization.estimate import (
+        GeneralizationEstimate,
+        estimate_generalization,
+    )
+    from optiforge.algorithms.generalization.retraining import (
+        Distributions,
+        Retraining,
+        run_retrainings,
+    )
 
 __all__ = [
     "Diagnosis",
@@ -28,9 +35,16 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.generalization.config_check": ("check_config",),
-        "algorithms.generalization.diagnostic": ("Diagnosis", "diagnose"),
-        "algorithms.generalization.estimate": ("GeneralizationEstimate", "estimate_generalization"),
-        "algorithms.generalization.retraining": ("Distributions", "Retraining", "run_retrainings"),
+        "optiforge.algorithms.generalization.config_check": ("check_config",),
+        "optiforge.algorithms.generalization.diagnostic": ("Diagnosis", "diagnose"),
+        "optiforge.algorithms.generalization.estimate": (
+            "GeneralizationEstimate",
+            "estimate_generalization",
+        ),
+        "optiforge.algorithms.generalization.retraining": (
+            "Distributions",
+            "Retraining",
+            "run_retrainings",
+        ),
     },
 )

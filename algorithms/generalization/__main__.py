@@ -1,5 +1,5 @@
-"""`python -m algorithms.generalization`: the diagnostic's command line (cli.py)."""
+"""`python -m optiforge.algorithms.generalization`: the diagnostic's command line (cli.py)."""
 
-from algorithms.generalization.cli import main
+from optiforge.algorithms.generalization.cli import main
 
 main()

@@ -1,7 +1,8 @@
 """Command line of the generalization diagnostic.
 
-    python -m algorithms.generalization --config configs/generalization/digits_1nn.yaml ...
-        ... --retrainings 20 --distributions data.init_args.label_noise=0.0,0.1,0.2,0.3
+    python -m optiforge.algorithms.generalization \
+        --config configs/generalization/digits_1nn.yaml --retrainings 20 \
+        --distributions data.init_args.label_noise=0.0,0.1,0.2,0.3
 
 Each retraining is `python train.py fit` on a bootstrap resample of the training split (a CSV
 log per run, no W&B). The result is printed as a few lines and, with --json, written as JSON.
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from algorithms.generalization.diagnostic import Diagnosis, diagnose
-from algorithms.generalization.retraining import Distributions
+from optiforge.algorithms.generalization.diagnostic import Diagnosis, diagnose
+from optiforge.algorithms.generalization.retraining import Distributions
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -40,7 +41,7 @@ def distributions_option(text: str) -> Distributions:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(
-        prog="python -m algorithms.generalization",
+        prog="python -m optiforge.algorithms.generalization",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,9 +10,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from algorithms.generalization.config_check import check_config
-from algorithms.generalization.estimate import GeneralizationEstimate, estimate_generalization
-from algorithms.generalization.retraining import (
+from optiforge.algorithms.generalization.config_check import check_config
+from optiforge.algorithms.generalization.estimate import (
+    GeneralizationEstimate,
+    estimate_generalization,
+)
+from optiforge.algorithms.generalization.retraining import (
     Distributions,
     MetricKind,
     Retraining,

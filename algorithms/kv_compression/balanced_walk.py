@@ -15,7 +15,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from algorithms.kv_compression.base import gather_tokens
+from optiforge.algorithms.kv_compression.base import gather_tokens
 
 
 def balance_kernel(

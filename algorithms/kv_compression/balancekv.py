@@ -20,12 +20,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.kv_compression.balanced_walk import (
+from optiforge.algorithms.kv_compression.balanced_walk import (
     balance_kernel,
     recursive_halving,
     self_balancing_walk,
 )
-from algorithms.kv_compression.base import KVCompressor
+from optiforge.algorithms.kv_compression.base import KVCompressor
 
 
 class BalanceKV(KVCompressor):

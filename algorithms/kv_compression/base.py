@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 import torch
 from torch import Tensor
 
-from algorithms.kv_compression.compressed import CompressedKV
+from optiforge.algorithms.kv_compression.compressed import CompressedKV
 
 
 def halvings_for_rate(rate: float) -> int:

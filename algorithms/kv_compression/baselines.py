@@ -17,8 +17,8 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from algorithms.kv_compression.balanced_walk import recursive_halving
-from algorithms.kv_compression.base import KVCompressor
+from optiforge.algorithms.kv_compression.balanced_walk import recursive_halving
+from optiforge.algorithms.kv_compression.base import KVCompressor
 
 
 class UniformHalving(KVCompressor):

@@ -27,8 +27,8 @@ from torch import Tensor, nn
 from transformers import PreTrainedModel
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-from algorithms.kv_compression.balancekv import BalanceKV
-from algorithms.kv_compression.base import KVCompressor, halvings_for_rate
+from optiforge.algorithms.kv_compression.balancekv import BalanceKV
+from optiforge.algorithms.kv_compression.base import KVCompressor, halvings_for_rate
 
 LOG_WEIGHTS = "balancekv_log_weights"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from algorithms.kv_compression.base import KVCompressor
-from algorithms.kv_compression.compressed import CompressedKV
+from optiforge.algorithms.kv_compression.base import KVCompressor
+from optiforge.algorithms.kv_compression.compressed import CompressedKV
 
 
 class StreamingCompressor:

@@ -6,14 +6,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.learning_rules.bayes_curvature import CurvatureBelief, infer_curvature
-    from algorithms.learning_rules.horizon_search import optimal_linear_rule, polyak_heavy_ball
-    from algorithms.learning_rules.lqg_momentum import LqgMomentum, lqg_momentum, simulate_lqg
-    from algorithms.learning_rules.one_step import one_step_preconditioner
-    from algorithms.learning_rules.riccati import (
+    from optiforge.algorithms.learning_rules.bayes_curvature import CurvatureBelief, infer_curvature
+    from optiforge.algorithms.learning_rules.horizon_search import (
+        optimal_linear_rule,
+        polyak_heavy_ball,
+    )
+    from optiforge.algorithms.learning_rules.lqg_momentum import (
+        LqgMomentum,
+        lqg_momentum,
+        simulate_lqg,
+    )
+    from optiforge.algorithms.learning_rules.one_step import one_step_preconditioner
+    from optiforge.algorithms.learning_rules.riccati import (
         finite_horizon_lqr,
         stationary_kalman,
         stationary_lqr,
@@ -36,11 +43,21 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.learning_rules.bayes_curvature": ("CurvatureBelief", "infer_curvature"),
-        "algorithms.learning_rules.horizon_search": ("optimal_linear_rule", "polyak_heavy_ball"),
-        "algorithms.learning_rules.lqg_momentum": ("LqgMomentum", "lqg_momentum", "simulate_lqg"),
-        "algorithms.learning_rules.one_step": ("one_step_preconditioner",),
-        "algorithms.learning_rules.riccati": (
+        "optiforge.algorithms.learning_rules.bayes_curvature": (
+            "CurvatureBelief",
+            "infer_curvature",
+        ),
+        "optiforge.algorithms.learning_rules.horizon_search": (
+            "optimal_linear_rule",
+            "polyak_heavy_ball",
+        ),
+        "optiforge.algorithms.learning_rules.lqg_momentum": (
+            "LqgMomentum",
+            "lqg_momentum",
+            "simulate_lqg",
+        ),
+        "optiforge.algorithms.learning_rules.one_step": ("one_step_preconditioner",),
+        "optiforge.algorithms.learning_rules.riccati": (
             "finite_horizon_lqr",
             "stationary_kalman",
             "stationary_lqr",

@@ -4,7 +4,7 @@ Belief model (ours): per coordinate L = ½ h x², x ~ N(0, s²) unknown (the pri
 distance to the optimum), so the gradient g = h x ~ N(0, τ), τ = h² s². A Gamma(a, b) belief on
 the precision 1/τ is conjugate; forgetting β₂ (a drifting landscape) gives a_t = β₂ a_{t-1} + ½,
 b_t = β₂ b_{t-1} + ½ g_t², and E[h] = E[√τ] / s = √b_t Γ(a_t - ½) / (s Γ(a_t)). The one-step
-Bayes update is u = -g / E[h] (the rule `optimizers.BayesCurvature` implements); Adam's is
+Bayes update is u = -g / E[h] (the rule `optiforge.optimizers.BayesCurvature` implements); Adam's is
 u = -s g / √v̂_t.
 """
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
-from algorithms.learning_rules.riccati import require_horizon
+from optiforge.algorithms.learning_rules.riccati import require_horizon
 
 
 def accumulated_loss(alpha: float, beta: float, eigenvalues: np.ndarray, horizon: int) -> float:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.learning_rules.riccati import finite_horizon_lqr, stationary_kalman
+from optiforge.algorithms.learning_rules.riccati import finite_horizon_lqr, stationary_kalman
 
 
 @dataclass(frozen=True)

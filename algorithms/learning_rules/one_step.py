@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.learning_rules.riccati import Matrix, finite_horizon_lqr, require_psd
+from optiforge.algorithms.learning_rules.riccati import Matrix, finite_horizon_lqr, require_psd
 
 
 def one_step_preconditioner(hessian: Matrix, metric: Matrix, eta: float) -> Matrix:

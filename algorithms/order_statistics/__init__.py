@@ -5,13 +5,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.order_statistics.closed_forms import exponential_expected, pareto_expected
-    from algorithms.order_statistics.exact import expected_order_statistic
-    from algorithms.order_statistics.families import Exponential, NearExtremal, Pareto, TailFamily
-    from algorithms.order_statistics.monte_carlo import TopSummary, sample_top, summarize_top
+    from optiforge.algorithms.order_statistics.closed_forms import (
+        exponential_expected,
+        pareto_expected,
+    )
+    from optiforge.algorithms.order_statistics.exact import expected_order_statistic
+    from optiforge.algorithms.order_statistics.families import (
+        Exponential,
+        NearExtremal,
+        Pareto,
+        TailFamily,
+    )
+    from optiforge.algorithms.order_statistics.monte_carlo import (
+        TopSummary,
+        sample_top,
+        summarize_top,
+    )
 
 __all__ = [
     "Exponential",
@@ -29,14 +41,21 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.order_statistics.closed_forms": ("exponential_expected", "pareto_expected"),
-        "algorithms.order_statistics.exact": ("expected_order_statistic",),
-        "algorithms.order_statistics.families": (
+        "optiforge.algorithms.order_statistics.closed_forms": (
+            "exponential_expected",
+            "pareto_expected",
+        ),
+        "optiforge.algorithms.order_statistics.exact": ("expected_order_statistic",),
+        "optiforge.algorithms.order_statistics.families": (
             "Exponential",
             "NearExtremal",
             "Pareto",
             "TailFamily",
         ),
-        "algorithms.order_statistics.monte_carlo": ("TopSummary", "sample_top", "summarize_top"),
+        "optiforge.algorithms.order_statistics.monte_carlo": (
+            "TopSummary",
+            "sample_top",
+            "summarize_top",
+        ),
     },
 )

@@ -12,8 +12,8 @@ import math
 
 from scipy.special import digamma, gammaln, poch
 
-from algorithms.order_statistics.checks import check_rank
-from algorithms.order_statistics.families import Exponential, Pareto
+from optiforge.algorithms.order_statistics.checks import check_rank
+from optiforge.algorithms.order_statistics.families import Exponential, Pareto
 
 
 def exponential_expected(family: Exponential, n: int, rank: int) -> float:

@@ -15,8 +15,8 @@ import math
 from scipy.integrate import quad
 from scipy.special import betainc
 
-from algorithms.order_statistics.checks import check_rank
-from algorithms.order_statistics.families import TailFamily
+from optiforge.algorithms.order_statistics.checks import check_rank
+from optiforge.algorithms.order_statistics.families import TailFamily
 
 TAIL_MASS = 1e-13  # n S(x) at the last quadrature point
 

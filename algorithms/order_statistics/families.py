@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from algorithms.order_statistics.checks import check_positive
+from optiforge.algorithms.order_statistics.checks import check_positive
 
 
 class TailFamily(Protocol):

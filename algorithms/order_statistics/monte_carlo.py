@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from algorithms.order_statistics.checks import check_rank
-from algorithms.order_statistics.families import TailFamily
+from optiforge.algorithms.order_statistics.checks import check_rank
+from optiforge.algorithms.order_statistics.families import TailFamily
 
 CHUNK = 1 << 18  # trials per chunk: 2^18 x l float64 arrays, a few MB each
 

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from algorithms.replicable_testing.sample_size import (
+    from optiforge.algorithms.replicable_testing.sample_size import (
         closeness_samples,
         independence_samples,
         uniformity_samples,
     )
-    from algorithms.replicable_testing.shared_randomness import (
+    from optiforge.algorithms.replicable_testing.shared_randomness import (
         FIXED_THRESHOLD,
         draw_threshold,
         draw_uniform_reference,
     )
-    from algorithms.replicable_testing.statistics import closeness_statistic
-    from algorithms.replicable_testing.testers import (
+    from optiforge.algorithms.replicable_testing.statistics import closeness_statistic
+    from optiforge.algorithms.replicable_testing.testers import (
         Decision,
         closeness_test,
         independence_test,
@@ -43,18 +43,18 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "algorithms.replicable_testing.sample_size": (
+        "optiforge.algorithms.replicable_testing.sample_size": (
             "closeness_samples",
             "independence_samples",
             "uniformity_samples",
         ),
-        "algorithms.replicable_testing.shared_randomness": (
+        "optiforge.algorithms.replicable_testing.shared_randomness": (
             "FIXED_THRESHOLD",
             "draw_threshold",
             "draw_uniform_reference",
         ),
-        "algorithms.replicable_testing.statistics": ("closeness_statistic",),
-        "algorithms.replicable_testing.testers": (
+        "optiforge.algorithms.replicable_testing.statistics": ("closeness_statistic",),
+        "optiforge.algorithms.replicable_testing.testers": (
             "Decision",
             "closeness_test",
             "independence_test",

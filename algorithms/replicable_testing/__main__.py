@@ -1,5 +1,5 @@
-"""`python -m algorithms.replicable_testing`: the testers' command line (cli.py)."""
+"""`python -m optiforge.algorithms.replicable_testing`: the testers' command line (cli.py)."""
 
-from algorithms.replicable_testing.cli import main
+from optiforge.algorithms.replicable_testing.cli import main
 
 main()

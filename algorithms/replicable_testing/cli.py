@@ -1,10 +1,12 @@
 """Command line of the replicable testers on data files with one sample per line.
 
-    python -m algorithms.replicable_testing uniformity --samples x.txt --n 100 --eps 0.25 ...
-        ... --rho 0.2 --seed 7
-    python -m algorithms.replicable_testing closeness --samples x.txt --other y.txt --n 100 ...
-    python -m algorithms.replicable_testing independence --samples pairs.txt --n1 10 --n2 20 ...
-    python -m algorithms.replicable_testing bound closeness --n 100 --eps 0.25 --rho 0.2
+    python -m optiforge.algorithms.replicable_testing uniformity --samples x.txt --n 100 \
+        --eps 0.25 --rho 0.2 --seed 7
+    python -m optiforge.algorithms.replicable_testing closeness --samples x.txt --other y.txt \
+        --n 100 ...
+    python -m optiforge.algorithms.replicable_testing independence --samples pairs.txt \
+        --n1 10 --n2 20 ...
+    python -m optiforge.algorithms.replicable_testing bound closeness --n 100 --eps 0.25 --rho 0.2
 
 A sample is an integer label in [0, n) (independence: two labels "a b" or "a,b" per line); blank
 lines are skipped. The decision goes to stdout as one line ("accept (...)" or "reject (...)");
@@ -22,12 +24,12 @@ from typing import NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
-from algorithms.replicable_testing.sample_size import (
+from optiforge.algorithms.replicable_testing.sample_size import (
     closeness_samples,
     independence_samples,
     uniformity_samples,
 )
-from algorithms.replicable_testing.testers import (
+from optiforge.algorithms.replicable_testing.testers import (
     closeness_test,
     independence_test,
     uniformity_test,
@@ -67,7 +69,7 @@ def read_samples(field: str, path: Path, width: int) -> NDArray[np.int64]:
 def parser() -> OneLineParser:
     """Subcommands uniformity, closeness, independence and bound."""
     main = OneLineParser(
-        prog="python -m algorithms.replicable_testing",
+        prog="python -m optiforge.algorithms.replicable_testing",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from algorithms.replicable_testing.checks import check_eps, check_rho, check_support
+from optiforge.algorithms.replicable_testing.checks import check_eps, check_rho, check_support
 
 UNIFORMITY = (math.sqrt(40.0), 40.0)
 CLOSENESS = (32.0 ** (1.0 / 3.0), math.sqrt(40.0), 40.0)

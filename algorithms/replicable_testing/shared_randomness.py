@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from algorithms.replicable_testing.checks import check_seed
+from optiforge.algorithms.replicable_testing.checks import check_seed
 
 LOW, HIGH = 0.25, 0.75
 FIXED_THRESHOLD = 0.5  # the non-replicable tester's threshold: the window's middle

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from algorithms.replicable_testing.checks import (
+from optiforge.algorithms.replicable_testing.checks import (
     check_eps,
     check_rho,
     check_seed,
@@ -23,13 +23,16 @@ from algorithms.replicable_testing.checks import (
     enough,
     labels,
 )
-from algorithms.replicable_testing.sample_size import (
+from optiforge.algorithms.replicable_testing.sample_size import (
     closeness_samples,
     independence_samples,
     uniformity_samples,
 )
-from algorithms.replicable_testing.shared_randomness import draw_threshold, draw_uniform_reference
-from algorithms.replicable_testing.statistics import closeness_statistic
+from optiforge.algorithms.replicable_testing.shared_randomness import (
+    draw_threshold,
+    draw_uniform_reference,
+)
+from optiforge.algorithms.replicable_testing.statistics import closeness_statistic
 
 
 @dataclass(frozen=True)

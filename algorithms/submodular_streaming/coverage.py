@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.submodular_streaming.validation import check_items
+from optiforge.algorithms.submodular_streaming.validation import check_items
 
 
 def survival(probs: np.ndarray, topics: np.ndarray) -> np.ndarray:

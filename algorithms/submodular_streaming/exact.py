@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import expected_coverage
-from algorithms.submodular_streaming.matroid import blocks, is_showable
-from algorithms.submodular_streaming.stream import Stream
-from algorithms.submodular_streaming.validation import check_positive_int
+from optiforge.algorithms.submodular_streaming.coverage import expected_coverage
+from optiforge.algorithms.submodular_streaming.matroid import blocks, is_showable
+from optiforge.algorithms.submodular_streaming.stream import Stream
+from optiforge.algorithms.submodular_streaming.validation import check_positive_int
 
 MAX_ITEMS = 16
 

@@ -11,8 +11,8 @@ import heapq
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import Coverage
-from algorithms.submodular_streaming.protocol import StreamingRecommender
+from optiforge.algorithms.submodular_streaming.coverage import Coverage
+from optiforge.algorithms.submodular_streaming.protocol import StreamingRecommender
 
 
 class LinearMemoryGreedy(StreamingRecommender):

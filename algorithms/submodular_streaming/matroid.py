@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.submodular_streaming.stream import Stream
+from optiforge.algorithms.submodular_streaming.stream import Stream
 
 
 def blocks(stream: Stream) -> np.ndarray:

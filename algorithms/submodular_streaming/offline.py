@@ -12,10 +12,10 @@ import heapq
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import Coverage
-from algorithms.submodular_streaming.matroid import blocks, slack
-from algorithms.submodular_streaming.stream import Stream
-from algorithms.submodular_streaming.validation import check_positive_int
+from optiforge.algorithms.submodular_streaming.coverage import Coverage
+from optiforge.algorithms.submodular_streaming.matroid import blocks, slack
+from optiforge.algorithms.submodular_streaming.stream import Stream
+from optiforge.algorithms.submodular_streaming.validation import check_positive_int
 
 
 def offline_greedy(stream: Stream, k: int) -> tuple[np.ndarray, float]:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import Coverage
-from algorithms.submodular_streaming.pool import ItemPool
-from algorithms.submodular_streaming.protocol import StreamingRecommender
-from algorithms.submodular_streaming.validation import check_positive_int
+from optiforge.algorithms.submodular_streaming.coverage import Coverage
+from optiforge.algorithms.submodular_streaming.pool import ItemPool
+from optiforge.algorithms.submodular_streaming.protocol import StreamingRecommender
+from optiforge.algorithms.submodular_streaming.validation import check_positive_int
 
 
 class OnDemandStreaming(StreamingRecommender):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import Coverage
+from optiforge.algorithms.submodular_streaming.coverage import Coverage
 
 
 class ItemPool:

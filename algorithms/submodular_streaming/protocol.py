@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import expected_coverage
-from algorithms.submodular_streaming.stream import Stream
-from algorithms.submodular_streaming.validation import check_positive_int
+from optiforge.algorithms.submodular_streaming.coverage import expected_coverage
+from optiforge.algorithms.submodular_streaming.stream import Stream
+from optiforge.algorithms.submodular_streaming.validation import check_positive_int
 
 
 class StreamingRecommender(ABC):

@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from algorithms.submodular_streaming.coverage import Coverage
-from algorithms.submodular_streaming.protocol import StreamingRecommender
-from algorithms.submodular_streaming.validation import check_positive_int
+from optiforge.algorithms.submodular_streaming.coverage import Coverage
+from optiforge.algorithms.submodular_streaming.protocol import StreamingRecommender
+from optiforge.algorithms.submodular_streaming.validation import check_positive_int
 
 
 class SieveStreaming(StreamingRecommender):

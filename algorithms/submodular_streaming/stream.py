@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.submodular_streaming.validation import check_items
+from optiforge.algorithms.submodular_streaming.validation import check_items
 
 
 @dataclass(frozen=True)

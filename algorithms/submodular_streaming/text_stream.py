@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.submodular_streaming.stream import Stream, random_visits
+from optiforge.algorithms.submodular_streaming.stream import Stream, random_visits
 
 
 def speeches(path: Path, min_words: int) -> list[str]:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.char_lm.model import CharTransformer
-    from lightning_modules.char_lm.module import CharLanguageModel
+    from optiforge.lightning_modules.char_lm.model import CharTransformer
+    from optiforge.lightning_modules.char_lm.module import CharLanguageModel
 
 __all__ = ["CharLanguageModel", "CharTransformer"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.char_lm.model": ("CharTransformer",),
-        "lightning_modules.char_lm.module": ("CharLanguageModel",),
+        "optiforge.lightning_modules.char_lm.model": ("CharTransformer",),
+        "optiforge.lightning_modules.char_lm.module": ("CharLanguageModel",),
     },
 )

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from lightning_modules.transformer_sizes import check_transformer_sizes
+from optiforge.lightning_modules.transformer_sizes import check_transformer_sizes
 
 INIT_STD = 0.02
 
@@ -58,7 +58,7 @@ class CharTransformer(nn.Module):
     Weights start N(0, 0.02) (the residual output projections N(0, 0.02 / sqrt(2 n_layers)),
     GPT-2's init), biases at zero. Besides training well with AdamW, this keeps every weight
     inside the Scion family's norm balls at the usual radii, so the Frank-Wolfe gap of
-    `optimizers.ClippedScion` starts non-negative.
+    `optiforge.optimizers.ClippedScion` starts non-negative.
 
     Args:
         vocab_size: number of distinct tokens (>= 1).

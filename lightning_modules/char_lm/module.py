@@ -8,7 +8,7 @@ import lightning as L
 from torch import Tensor
 from torch.nn import functional as F
 
-from lightning_modules.char_lm.model import CharTransformer
+from optiforge.lightning_modules.char_lm.model import CharTransformer
 
 
 class CharLanguageModel(L.LightningModule):
@@ -16,7 +16,7 @@ class CharLanguageModel(L.LightningModule):
 
     Logs `train/loss`, `val/loss`, `val/bpc`, `test/loss`, `test/bpc` (nats per character and
     bits per character = loss / ln 2). It defines no `configure_optimizers`: the optimizer comes
-    from the config, as for `lightning_modules.Classifier`.
+    from the config, as for `optiforge.lightning_modules.Classifier`.
 
     Args:
         vocab_size: size of the data's character vocabulary (65 for tinyshakespeare); checked

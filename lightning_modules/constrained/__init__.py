@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.constrained.convection_pinn import ConvectionPINN
-    from lightning_modules.constrained.fair_classifier import FairClassifier
-    from lightning_modules.constrained.interpolating_classifier import InterpolatingClassifier
+    from optiforge.lightning_modules.constrained.convection_pinn import ConvectionPINN
+    from optiforge.lightning_modules.constrained.fair_classifier import FairClassifier
+    from optiforge.lightning_modules.constrained.interpolating_classifier import (
+        InterpolatingClassifier,
+    )
 
 __all__ = ["ConvectionPINN", "FairClassifier", "InterpolatingClassifier"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.constrained.convection_pinn": ("ConvectionPINN",),
-        "lightning_modules.constrained.fair_classifier": ("FairClassifier",),
-        "lightning_modules.constrained.interpolating_classifier": ("InterpolatingClassifier",),
+        "optiforge.lightning_modules.constrained.convection_pinn": ("ConvectionPINN",),
+        "optiforge.lightning_modules.constrained.fair_classifier": ("FairClassifier",),
+        "optiforge.lightning_modules.constrained.interpolating_classifier": (
+            "InterpolatingClassifier",
+        ),
     },
 )

@@ -5,7 +5,7 @@ u(0, t) = u(2 pi, t); exact solution u = sin(x - beta t). The PINN baseline mini
 lambda_pde * PDE + lambda_ic * IC + lambda_bc * BC (mean squared residuals; the paper's
 weights are (1, 100, 100)). The equality-constrained formulation (Barthakur & Chamon) minimizes
 the PDE residual subject to IC = 0 and BC = 0, two scalar equality constraints enforced by
-`callbacks.DualUpdates`.
+`optiforge.callbacks.DualUpdates`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import lightning as L
 import torch
 from torch import nn
 
-from callbacks.dual_updates import lagrangian_step, require_dual_updates
-from optimizers.constraint_residual import equality
-from problems.convection import X_MAX
+from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
+from optiforge.optimizers.constraint_residual import equality
+from optiforge.problems.convection import X_MAX
 
 PINNMode = Literal["penalty", "lagrangian"]
 BOUNDARY_CHECK_POINTS = 1000
@@ -73,7 +73,7 @@ class ConvectionPINN(L.LightningModule):
         hidden_layers: tanh hidden layers (paper: 4).
         width: units per hidden layer (paper: 50).
         constraint_mode: "penalty" (weighted PINN loss) or "lagrangian" (IC = 0 and BC = 0 as
-            equality constraints; needs the `callbacks.DualUpdates` callback).
+            equality constraints; needs the `optiforge.callbacks.DualUpdates` callback).
         pde_weight, ic_weight, bc_weight: penalty weights ("penalty" mode).
     """
 

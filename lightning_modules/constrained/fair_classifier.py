@@ -17,9 +17,9 @@ import lightning as L
 import torch
 import torch.nn.functional as F
 
-from callbacks.dual_updates import lagrangian_step, require_dual_updates
-from lightning_modules.classifier_nets import mlp
-from optimizers.constraint_residual import ConstraintResidual, equality
+from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
+from optiforge.lightning_modules.classifier_nets import mlp
+from optiforge.optimizers.constraint_residual import ConstraintResidual, equality
 
 ConstraintMode = Literal["none", "penalty", "lagrangian"]
 
@@ -77,7 +77,7 @@ class FairClassifier(L.LightningModule):
         hidden_sizes: MLP hidden widths; empty = logistic regression.
         constraint_mode: "none" (plain ERM), "penalty" (loss + penalty_weight * sum_g h_g^2),
             or "lagrangian" (each h_g = 0 an equality constraint enforced by the
-            `callbacks.DualUpdates` callback, which must be configured).
+            `optiforge.callbacks.DualUpdates` callback, which must be configured).
         penalty_weight: weight of the squared-residual penalty ("penalty" mode only).
         temperature: T of the smoothed positive indicator.
     """
@@ -117,7 +117,7 @@ class FairClassifier(L.LightningModule):
         if not hasattr(datamodule, "group_names"):
             raise ValueError(
                 "FairClassifier needs a datamodule with `group_names` and (x, y, groups) batches, "
-                "e.g. datamodules.CompasFairnessDataModule"
+                "e.g. optiforge.datamodules.CompasFairnessDataModule"
             )
         self.group_names = dict(datamodule.group_names)
 

@@ -2,8 +2,8 @@
 
 The objective is the mean cross-entropy over the training split; in "lagrangian" mode every
 sample i of the constrained subset adds the equality constraint `CE_i = 0` (one multiplier per
-sample, enforced by `callbacks.DualUpdates`). "erm" minimizes the objective alone, the baseline.
-Since CE_i > 0 for finite logits, the constraints are never met exactly: satisfaction is
+sample, enforced by `optiforge.callbacks.DualUpdates`). "erm" minimizes the objective alone, the
+baseline. Since CE_i > 0 for finite logits, the constraints are never met exactly: satisfaction is
 reported as the share of constrained samples with CE_i <= `satisfaction_tol`.
 """
 
@@ -17,9 +17,9 @@ import torch.nn.functional as F
 from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
-from callbacks.dual_updates import lagrangian_step, require_dual_updates
-from lightning_modules.classifier_nets import mlp
-from optimizers.constraint_residual import ConstraintResidual, equality
+from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
+from optiforge.lightning_modules.classifier_nets import mlp
+from optiforge.optimizers.constraint_residual import ConstraintResidual, equality
 
 InterpolationMode = Literal["erm", "lagrangian"]
 INTERPOLATION_MODES: tuple[InterpolationMode, ...] = ("erm", "lagrangian")
@@ -39,7 +39,7 @@ def constraint_satisfaction(
 
 class InterpolatingClassifier(L.LightningModule):
     """MLP on digits trained on (x, y, constrained mask) full batches, e.g. from
-    `datamodules.digits_interpolation.DigitsInterpolationDataModule`.
+    `optiforge.datamodules.digits_interpolation.DigitsInterpolationDataModule`.
 
     The optimizer comes from the config, as for `Classifier`. Training logs the objective
     (`train/loss`), `train/acc` and the satisfaction metrics of the constrained rows of the batch
@@ -53,7 +53,7 @@ class InterpolatingClassifier(L.LightningModule):
         num_classes: number of classes (>= 2).
         widths: MLP hidden sizes.
         constraint_mode: "erm" (mean CE only) or "lagrangian" (per-sample CE = 0 on the
-            constrained subset; needs the `callbacks.DualUpdates` callback).
+            constrained subset; needs the `optiforge.callbacks.DualUpdates` callback).
         satisfaction_tol: a constrained sample counts as satisfied when its CE <= this (> 0).
     """
 
@@ -93,7 +93,7 @@ class InterpolatingClassifier(L.LightningModule):
             raise ValueError(
                 "InterpolatingClassifier needs a datamodule with `constrained_split()` and "
                 "(x, y, constrained) training batches, e.g. "
-                "datamodules.digits_interpolation.DigitsInterpolationDataModule"
+                "optiforge.datamodules.digits_interpolation.DigitsInterpolationDataModule"
             )
 
     def on_fit_start(self) -> None:

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from problems.equivariant.permutation_linear import reynolds
-from problems.equivariant.permutation_rep import (
+from optiforge.problems.equivariant.permutation_linear import reynolds
+from optiforge.problems.equivariant.permutation_rep import (
     PermutationRep,
     bias_labels,
     equality_pattern,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch.nn.functional import mse_loss
 
-from problems.equivariant.permutation_mlp import PermutationMLP, mlp_forward
+from optiforge.problems.equivariant.permutation_mlp import PermutationMLP, mlp_forward
 
 
 def subspace_basis(network: PermutationMLP) -> torch.Tensor:

@@ -26,9 +26,13 @@ import lightning as L
 import torch
 from torch.nn.functional import mse_loss
 
-from lightning_modules.equivariant.hidden_rep import candidate_reps, distance_to_rep, rep_name
-from lightning_modules.equivariant.landscape import landscape_at
-from problems.equivariant.permutation_mlp import PermutationMLP
+from optiforge.lightning_modules.equivariant.hidden_rep import (
+    candidate_reps,
+    distance_to_rep,
+    rep_name,
+)
+from optiforge.lightning_modules.equivariant.landscape import landscape_at
+from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
 
 TrainingMode = Literal["constrained", "relaxed", "free"]
 PenaltySchedule = Literal["constant", "linear_decay", "until"]

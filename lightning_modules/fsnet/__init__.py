@@ -5,24 +5,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.fsnet.dc3_module import DC3
-    from lightning_modules.fsnet.feasibility import FeasibilityResult, FeasibilitySeeker
-    from lightning_modules.fsnet.module import FSNet
-    from lightning_modules.fsnet.penalty import PenaltyNet
-    from lightning_modules.fsnet.projection import ProjectionNet
+    from optiforge.lightning_modules.fsnet.dc3_module import DC3
+    from optiforge.lightning_modules.fsnet.feasibility import FeasibilityResult, FeasibilitySeeker
+    from optiforge.lightning_modules.fsnet.module import FSNet
+    from optiforge.lightning_modules.fsnet.penalty import PenaltyNet
+    from optiforge.lightning_modules.fsnet.projection import ProjectionNet
 
 __all__ = ["DC3", "FSNet", "FeasibilityResult", "FeasibilitySeeker", "PenaltyNet", "ProjectionNet"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.fsnet.dc3_module": ("DC3",),
-        "lightning_modules.fsnet.feasibility": ("FeasibilityResult", "FeasibilitySeeker"),
-        "lightning_modules.fsnet.module": ("FSNet",),
-        "lightning_modules.fsnet.penalty": ("PenaltyNet",),
-        "lightning_modules.fsnet.projection": ("ProjectionNet",),
+        "optiforge.lightning_modules.fsnet.dc3_module": ("DC3",),
+        "optiforge.lightning_modules.fsnet.feasibility": ("FeasibilityResult", "FeasibilitySeeker"),
+        "optiforge.lightning_modules.fsnet.module": ("FSNet",),
+        "optiforge.lightning_modules.fsnet.penalty": ("PenaltyNet",),
+        "optiforge.lightning_modules.fsnet.projection": ("ProjectionNet",),
     },
 )

@@ -20,7 +20,7 @@ import scipy.linalg
 import torch
 from torch import Tensor
 
-from problems.constrained import ConstrainedFamily
+from optiforge.problems.constrained import ConstrainedFamily
 
 
 class EqualityCompletion:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from lightning_modules.fsnet.dc3 import EqualityCompletion, InequalityCorrection
-from lightning_modules.fsnet.solver_module import ConstrainedSolverModule
-from problems.constrained import DEFAULT_PROBLEM, ProblemSpec
+from optiforge.lightning_modules.fsnet.dc3 import EqualityCompletion, InequalityCorrection
+from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec
 
 
 class DC3(ConstrainedSolverModule):

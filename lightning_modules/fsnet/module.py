@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from lightning_modules.fsnet.feasibility import FeasibilitySeeker
-from lightning_modules.fsnet.solver_module import ConstrainedSolverModule
-from problems.constrained import DEFAULT_PROBLEM, ProblemSpec
+from optiforge.lightning_modules.fsnet.feasibility import FeasibilitySeeker
+from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec
 
 
 class FSNet(ConstrainedSolverModule):

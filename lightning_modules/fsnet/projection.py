@@ -13,8 +13,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lightning_modules.fsnet.penalty import PenaltyNet
-from problems.constrained import DEFAULT_PROBLEM, ProblemSpec, cvxpy_feasible_set
+from optiforge.lightning_modules.fsnet.penalty import PenaltyNet
+from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec, cvxpy_feasible_set
 
 
 class ProjectionNet(PenaltyNet):

@@ -22,8 +22,8 @@ import torch
 from torch import Tensor
 from torchmetrics import MaxMetric, MeanMetric, MetricCollection
 
-from lightning_modules.fsnet.predictor import Predictor
-from problems.constrained import ConstrainedFamily, ProblemSpec
+from optiforge.lightning_modules.fsnet.predictor import Predictor
+from optiforge.problems.constrained import ConstrainedFamily, ProblemSpec
 
 REPORTED = ("objective_gap", "eq_violation", "ineq_violation")
 DEFAULT_LR = 5e-4

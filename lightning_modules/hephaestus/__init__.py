@@ -5,24 +5,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.hephaestus.forge import Forge
-    from lightning_modules.hephaestus.morph import Morph
-    from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
-    from lightning_modules.hephaestus.refine import Refine
-    from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
+    from optiforge.lightning_modules.hephaestus.forge import Forge
+    from optiforge.lightning_modules.hephaestus.morph import Morph
+    from optiforge.lightning_modules.hephaestus.predictive_path_stressing import (
+        predictive_path_stressing,
+    )
+    from optiforge.lightning_modules.hephaestus.refine import Refine
+    from optiforge.lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
 
 __all__ = ["EdgeStressGNN", "Forge", "Morph", "Refine", "predictive_path_stressing"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.hephaestus.forge": ("Forge",),
-        "lightning_modules.hephaestus.morph": ("Morph",),
-        "lightning_modules.hephaestus.predictive_path_stressing": ("predictive_path_stressing",),
-        "lightning_modules.hephaestus.refine": ("Refine",),
-        "lightning_modules.hephaestus.stress_gnn": ("EdgeStressGNN",),
+        "optiforge.lightning_modules.hephaestus.forge": ("Forge",),
+        "optiforge.lightning_modules.hephaestus.morph": ("Morph",),
+        "optiforge.lightning_modules.hephaestus.predictive_path_stressing": (
+            "predictive_path_stressing",
+        ),
+        "optiforge.lightning_modules.hephaestus.refine": ("Refine",),
+        "optiforge.lightning_modules.hephaestus.stress_gnn": ("EdgeStressGNN",),
     },
 )

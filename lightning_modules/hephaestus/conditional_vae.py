@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from problems.seeded_draws import categorical, normal
+from optiforge.problems.seeded_draws import categorical, normal
 
 
 def per_graph_mean(values: Tensor, edge_batch: Tensor, num_graphs: int) -> Tensor:

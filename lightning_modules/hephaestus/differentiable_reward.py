@@ -17,9 +17,9 @@ import torch.nn.functional as F
 from scipy.sparse.csgraph import dijkstra
 from torch import Tensor
 
-from problems.qosd.edge_functions import edge_weights
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.path_stressing import shortest_path_edges
+from optiforge.problems.qosd.edge_functions import edge_weights
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.path_stressing import shortest_path_edges
 
 
 class PathPool:

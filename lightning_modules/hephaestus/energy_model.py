@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from lightning_modules.hephaestus.conditional_vae import per_graph_sum
+from optiforge.lightning_modules.hephaestus.conditional_vae import per_graph_sum
 
 
 class SolutionEnergy(nn.Module):

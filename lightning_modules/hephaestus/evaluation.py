@@ -21,12 +21,12 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from lightning_modules.hephaestus.reward_descent import descend_reward
-from problems.qosd.checker import check_solution
-from problems.qosd.classical_best import best_greedy
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.linear_program import solve_linear_program
-from problems.qosd.path_stressing import prune, stress_paths
+from optiforge.lightning_modules.hephaestus.reward_descent import descend_reward
+from optiforge.problems.qosd.checker import check_solution
+from optiforge.problems.qosd.classical_best import best_greedy
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.linear_program import solve_linear_program
+from optiforge.problems.qosd.path_stressing import prune, stress_paths
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch_geometric.data import Batch
 
-from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
-from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
-from lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
+from optiforge.lightning_modules.hephaestus.phase import HephaestusPhase, Solver
+from optiforge.lightning_modules.hephaestus.predictive_path_stressing import (
+    predictive_path_stressing,
+)
+from optiforge.lightning_modules.hephaestus.stress_gnn import EdgeStressGNN
 
 
 def edges_per_graph(batch: Batch) -> list[int]:

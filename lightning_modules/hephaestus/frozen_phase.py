@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from lightning import LightningModule
 
-from lightning_modules.weights_file import read_state_dict
+from optiforge.lightning_modules.weights_file import read_state_dict
 
 Phase = TypeVar("Phase", bound=LightningModule)
 

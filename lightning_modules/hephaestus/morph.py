@@ -26,14 +26,16 @@ from torch import Tensor
 from torch.func import functional_call
 from torch_geometric.data import Batch
 
-from lightning_modules.hephaestus.conditional_vae import MixtureConditionalVAE
-from lightning_modules.hephaestus.energy_model import SolutionEnergy
-from lightning_modules.hephaestus.forge import Forge
-from lightning_modules.hephaestus.frozen_phase import load_frozen_phase
-from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
-from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
-from lightning_modules.hephaestus.solution_bank import SolutionSet, build_solution_set
-from problems.qosd.instance import QoSDInstance
+from optiforge.lightning_modules.hephaestus.conditional_vae import MixtureConditionalVAE
+from optiforge.lightning_modules.hephaestus.energy_model import SolutionEnergy
+from optiforge.lightning_modules.hephaestus.forge import Forge
+from optiforge.lightning_modules.hephaestus.frozen_phase import load_frozen_phase
+from optiforge.lightning_modules.hephaestus.phase import HephaestusPhase, Solver
+from optiforge.lightning_modules.hephaestus.predictive_path_stressing import (
+    predictive_path_stressing,
+)
+from optiforge.lightning_modules.hephaestus.solution_bank import SolutionSet, build_solution_set
+from optiforge.problems.qosd.instance import QoSDInstance
 
 
 def best_repair(instance: QoSDInstance, stresses: np.ndarray, greedy: np.ndarray) -> np.ndarray:

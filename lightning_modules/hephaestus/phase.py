@@ -12,7 +12,7 @@ import numpy as np
 from lightning import LightningModule
 from torch_geometric.data import Batch
 
-from lightning_modules.hephaestus.evaluation import evaluate_instance
+from optiforge.lightning_modules.hephaestus.evaluation import evaluate_instance
 
 Solver = Callable[[np.ndarray], np.ndarray]
 

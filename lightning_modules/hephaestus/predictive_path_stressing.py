@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from problems.qosd.checker import check_solution
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.path_stressing import prune, stress_paths
+from optiforge.problems.qosd.checker import check_solution
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.path_stressing import prune, stress_paths
 
 PRIORITY_FLOOR = 0.01
 

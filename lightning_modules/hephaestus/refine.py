@@ -29,12 +29,12 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.data import Batch
 
-from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
-from lightning_modules.hephaestus.frozen_phase import load_frozen_phase
-from lightning_modules.hephaestus.morph import Morph, best_repair
-from lightning_modules.hephaestus.phase import HephaestusPhase, Solver
-from lightning_modules.hephaestus.reward_descent import descend_reward
-from problems.qosd.instance import QoSDInstance
+from optiforge.lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
+from optiforge.lightning_modules.hephaestus.frozen_phase import load_frozen_phase
+from optiforge.lightning_modules.hephaestus.morph import Morph, best_repair
+from optiforge.lightning_modules.hephaestus.phase import HephaestusPhase, Solver
+from optiforge.lightning_modules.hephaestus.reward_descent import descend_reward
+from optiforge.problems.qosd.instance import QoSDInstance
 
 
 class LatentPolicy(nn.Module):

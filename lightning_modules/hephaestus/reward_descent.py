@@ -15,10 +15,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
-from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
-from problems.qosd.checker import check_solution
-from problems.qosd.instance import QoSDInstance
+from optiforge.lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
+from optiforge.lightning_modules.hephaestus.predictive_path_stressing import (
+    predictive_path_stressing,
+)
+from optiforge.problems.qosd.checker import check_solution
+from optiforge.problems.qosd.instance import QoSDInstance
 
 
 def descend_reward(

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lightning_modules.hephaestus.predictive_path_stressing import predictive_path_stressing
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.path_stressing import prune, stress_paths
+from optiforge.lightning_modules.hephaestus.predictive_path_stressing import (
+    predictive_path_stressing,
+)
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.path_stressing import prune, stress_paths
 
 
 @dataclass(frozen=True)

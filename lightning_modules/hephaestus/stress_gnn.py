@@ -13,7 +13,7 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import GINEConv
 
-from problems.qosd.features import EDGE_FEATURES, NODE_FEATURES
+from optiforge.problems.qosd.features import EDGE_FEATURES, NODE_FEATURES
 
 
 def mlp(width_in: int, width: int, width_out: int) -> nn.Sequential:

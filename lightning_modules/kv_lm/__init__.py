@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.kv_lm.model import LlamaCharNet
-    from lightning_modules.kv_lm.module import LlamaCharLanguageModel
+    from optiforge.lightning_modules.kv_lm.model import LlamaCharNet
+    from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
 
 __all__ = ["LlamaCharLanguageModel", "LlamaCharNet"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.kv_lm.model": ("LlamaCharNet",),
-        "lightning_modules.kv_lm.module": ("LlamaCharLanguageModel",),
+        "optiforge.lightning_modules.kv_lm.model": ("LlamaCharNet",),
+        "optiforge.lightning_modules.kv_lm.module": ("LlamaCharLanguageModel",),
     },
 )

@@ -11,7 +11,7 @@ from torch import Tensor, nn
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-from lightning_modules.transformer_sizes import check_transformer_sizes
+from optiforge.lightning_modules.transformer_sizes import check_transformer_sizes
 
 
 def llama_config(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lightning_modules.char_lm.module import CharLanguageModel
-from lightning_modules.kv_lm.model import LlamaCharNet
+from optiforge.lightning_modules.char_lm.module import CharLanguageModel
+from optiforge.lightning_modules.kv_lm.model import LlamaCharNet
 
 
 class LlamaCharLanguageModel(CharLanguageModel):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.kv_lm.module import LlamaCharLanguageModel
+from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
 
 SHIPPED = Path(__file__).resolve().parent / "weights" / "llama_char_tinyshakespeare.pt"
 FIELDS = ("hyper_parameters", "state_dict", "vocab", "epoch", "global_step", "val_bpc")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from problems.vrp.env import VRPState
+from optiforge.problems.vrp.env import VRPState
 
 
 def check_candidates(candidate_k: int | None, candidate_min_nodes: int, prefix: str = "") -> None:

@@ -46,8 +46,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from problems.vrp.env import VRPState
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.env import VRPState
+from optiforge.problems.vrp.instance import VRPBatch
 
 CUSTOMER_FEATURES = 7
 DEPOT_FEATURES = 5

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from problems.vrp.arrays import batch_arrays
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.arrays import batch_arrays
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 def instance_generators(batch: VRPBatch, seed: int) -> list[torch.Generator]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lightning_modules.mtlkd.policy_weights import read_weights
-from lightning_modules.mtlkd.student_module import MTLKDStudent
-from lightning_modules.mtlkd.teacher_module import POMOTeacher
-from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
+from optiforge.lightning_modules.mtlkd.policy_weights import read_weights
+from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
+from optiforge.lightning_modules.mtlkd.teacher_module import POMOTeacher
+from optiforge.lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
 
 MODELS: dict[str, type[VRPEvaluationModule]] = {
     "POMOTeacher": POMOTeacher,

@@ -23,10 +23,14 @@ from pathlib import Path, PurePosixPath
 import torch
 from lightning import LightningModule
 
-from lightning_modules.mtlkd.features import CONTEXT_FEATURES, CUSTOMER_FEATURES, DEPOT_FEATURES
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.lightning_modules.mtlkd.features import (
+    CONTEXT_FEATURES,
+    CUSTOMER_FEATURES,
+    DEPOT_FEATURES,
+)
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
 SHIPPED_PREFIX = PurePosixPath("weights/mtlkd")
@@ -119,7 +123,7 @@ def save_weights(
 
 def export_checkpoint(checkpoint: str | Path, path: str | Path) -> None:
     """Write the weights-only file of a Lightning checkpoint of an MTL-KD model (no optimizer
-    state): `python -m lightning_modules.mtlkd.policy_weights <last.ckpt> <out.pt>`."""
+    state): `python -m optiforge.lightning_modules.mtlkd.policy_weights <last.ckpt> <out.pt>`."""
     ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
     layout = ckpt.get("feature_layout", FEATURE_LAYOUT)
     if layout != FEATURE_LAYOUT:
@@ -218,5 +222,7 @@ if __name__ == "__main__":
     import sys
 
     if len(sys.argv) != 3:
-        raise SystemExit("usage: python -m lightning_modules.mtlkd.policy_weights CKPT OUT")
+        raise SystemExit(
+            "usage: python -m optiforge.lightning_modules.mtlkd.policy_weights CKPT OUT"
+        )
     export_checkpoint(sys.argv[1], sys.argv[2])

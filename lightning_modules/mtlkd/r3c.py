@@ -29,16 +29,16 @@ from typing import Protocol
 import torch
 from torch import Tensor
 
-from lightning_modules.mtlkd.instance_streams import (
+from optiforge.lightning_modules.mtlkd.instance_streams import (
     instance_generators,
     stream_uniform,
     uniform_integers,
 )
-from lightning_modules.mtlkd.rollout import Decode, Rollout
-from problems.seeded_draws import integers
-from problems.vrp import env
-from problems.vrp.env import VRPState
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout
+from optiforge.problems.seeded_draws import integers
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.env import VRPState
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 class Reconstructor(Protocol):

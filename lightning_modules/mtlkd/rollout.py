@@ -17,8 +17,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from problems.vrp import env
-from problems.vrp.env import VRPState
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.env import VRPState
 
 Decode = Literal["sampling", "greedy"]
 DECODES: tuple[str, ...] = ("sampling", "greedy")

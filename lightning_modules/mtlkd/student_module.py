@@ -35,25 +35,29 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_modules.mtlkd.candidate_restriction import check_candidates
-from lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
-from lightning_modules.mtlkd.features import FeatureScaling, check_scaling
-from lightning_modules.mtlkd.policy_weights import (
+from optiforge.lightning_modules.mtlkd.candidate_restriction import check_candidates
+from optiforge.lightning_modules.mtlkd.distillation import DIRECTIONS, Direction, distillation_kl
+from optiforge.lightning_modules.mtlkd.features import FeatureScaling, check_scaling
+from optiforge.lightning_modules.mtlkd.policy_weights import (
     FEATURE_LAYOUT,
     load_weights,
     policy_from_blob,
     read_weights,
     shipped_teacher_path,
 )
-from lightning_modules.mtlkd.r3c import r3c
-from lightning_modules.mtlkd.rollout import DecodingStep, recorded, roll_out
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from lightning_modules.mtlkd.teacher_inference import INFERENCE_MODES, InferenceMode, solve
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
-from problems.vrp import env
-from problems.vrp.instance import VRPBatch
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, variant
+from optiforge.lightning_modules.mtlkd.r3c import r3c
+from optiforge.lightning_modules.mtlkd.rollout import DecodingStep, recorded, roll_out
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.lightning_modules.mtlkd.teacher_inference import (
+    INFERENCE_MODES,
+    InferenceMode,
+    solve,
+)
+from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, variant
 
 Trajectory = Literal["teacher", "student"]
 TRAJECTORIES: tuple[str, ...] = ("teacher", "student")

@@ -27,9 +27,12 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from lightning_modules.mtlkd.attention_encoder import EncoderLayer
-from lightning_modules.mtlkd.candidate_restriction import check_candidates, nearest_candidates
-from lightning_modules.mtlkd.features import (
+from optiforge.lightning_modules.mtlkd.attention_encoder import EncoderLayer
+from optiforge.lightning_modules.mtlkd.candidate_restriction import (
+    check_candidates,
+    nearest_candidates,
+)
+from optiforge.lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
@@ -39,10 +42,10 @@ from lightning_modules.mtlkd.features import (
     customer_features,
     depot_features,
 )
-from lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
-from problems.vrp import env
-from problems.vrp.env import VRPState
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.env import VRPState
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 class DecoderLayer(nn.Module):

@@ -16,10 +16,10 @@ from typing import Literal, Protocol
 import torch
 from torch import Tensor
 
-from lightning_modules.mtlkd.rollout import Decode, Rollout
-from problems.vrp import env
-from problems.vrp.augment import augment_8
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.augment import augment_8
+from optiforge.problems.vrp.instance import VRPBatch
 
 InferenceMode = Literal["greedy", "multistart", "augment"]
 INFERENCE_MODES: tuple[str, ...] = ("greedy", "multistart", "augment")

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from lightning_modules.mtlkd.attention_encoder import NORMS, Norm
-from lightning_modules.mtlkd.features import FeatureScaling, check_scaling
-from lightning_modules.mtlkd.policy_weights import load_weights
-from lightning_modules.mtlkd.teacher_inference import (
+from optiforge.lightning_modules.mtlkd.attention_encoder import NORMS, Norm
+from optiforge.lightning_modules.mtlkd.features import FeatureScaling, check_scaling
+from optiforge.lightning_modules.mtlkd.policy_weights import load_weights
+from optiforge.lightning_modules.mtlkd.teacher_inference import (
     INFERENCE_MODES,
     InferenceMode,
     num_starts_for,
     solve,
 )
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
-from problems.vrp import env
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 def pomo_advantage(cost: Tensor, num_starts: int) -> Tensor:

@@ -3,7 +3,8 @@
 MTL-KD trains one such heavy-encoder / light-decoder model per seen variant and distils them
 into a heavy-decoder student. Features follow `features.py`; the encoder is
 `attention_encoder.AttentionEncoder`, the decoder `pointer_decoder.PointerDecoder`. Legality of
-every action comes from `problems.vrp.env.action_mask`; the policy never decides feasibility.
+every action comes from `optiforge.problems.vrp.env.action_mask`; the policy never decides
+feasibility.
 
 Rollout layout (the env's): B instances, S starts, R = S * B rows, row r = s * B + b. With
 S > 1 the env's reset has already sent start s to customer s + 1 (POMO's forced first node,
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from lightning_modules.mtlkd.attention_encoder import AttentionEncoder, Norm
-from lightning_modules.mtlkd.features import (
+from optiforge.lightning_modules.mtlkd.attention_encoder import AttentionEncoder, Norm
+from optiforge.lightning_modules.mtlkd.features import (
     CONTEXT_FEATURES,
     CUSTOMER_FEATURES,
     DEPOT_FEATURES,
@@ -31,11 +32,11 @@ from lightning_modules.mtlkd.features import (
     customer_features,
     depot_features,
 )
-from lightning_modules.mtlkd.pointer_decoder import DecoderCache, PointerDecoder
-from lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
-from problems.vrp import env
-from problems.vrp.env import VRPState
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.pointer_decoder import DecoderCache, PointerDecoder
+from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.env import VRPState
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 @dataclass(frozen=True)

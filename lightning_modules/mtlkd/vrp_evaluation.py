@@ -2,14 +2,13 @@
 
 A subclass says how it solves a batch of instances in an inference mode (`solve`, also the
 public entry of the benchmarks); this base times it in each split's mode,
-checks every solution with the independent `problems.vrp.validator`, and logs per evaluation
-set name `<split>/<name>/{cost,gap,feasible,ms_per_instance}` (e.g. `test/VRPTW/n50/gap`) and
-over all sets `<split>/{cost,gap,feasible}`; `gap` is in percent to the set's reference (PyVRP
-or BKS), `feasible` the share of solutions the validator accepts (an infeasible solution is
-reported with a warning and excluded from cost and gap). `test_step` returns {"instances",
-"solutions", "costs", "name"} for `callbacks.VRPRoutePlot`. `test` (and `train.py validate`)
-print one compact table, a row per set (`evaluation_table`), instead of Lightning's table per
-dataloader.
+checks every solution with the independent `optiforge.problems.vrp.validator`, and logs per
+evaluation set name `<split>/<name>/{cost,gap,feasible,ms_per_instance}` (e.g. `test/VRPTW/n50/gap`)
+and over all sets `<split>/{cost,gap,feasible}`; `gap` is in percent to the set's reference (PyVRP
+or BKS), `feasible` the share of solutions the validator accepts (an infeasible solution is reported
+with a warning and excluded from cost and gap). `test_step` returns {"instances", "solutions",
+"costs", "name"} for `optiforge.callbacks.VRPRoutePlot`. `test` (and `train.py validate`) print one
+compact table, a row per set (`evaluation_table`), instead of Lightning's table per dataloader.
 """
 
 from __future__ import annotations
@@ -22,11 +21,11 @@ from lightning.pytorch.trainer.states import TrainerFn
 from torch import Tensor, nn
 from torchmetrics import MeanMetric
 
-from lightning_modules.mtlkd.evaluation_table import print_evaluation_table
-from lightning_modules.mtlkd.teacher_inference import InferenceMode
-from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
+from optiforge.lightning_modules.mtlkd.evaluation_table import print_evaluation_table
+from optiforge.lightning_modules.mtlkd.teacher_inference import InferenceMode
+from optiforge.problems.vrp.eval_batch import VRPEvalBatch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
 
 EVAL_METRICS = ("cost", "gap", "feasible")
 SPLITS = ("val", "test")

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from lightning_modules.neural_es.es_step import neural_es_step
-    from lightning_modules.neural_es.model import ParetoSetModel
-    from lightning_modules.neural_es.module import NeuralES
-    from lightning_modules.neural_es.surrogate import natural_gradient_surrogate, rank_weights
+    from optiforge.lightning_modules.neural_es.es_step import neural_es_step
+    from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+    from optiforge.lightning_modules.neural_es.module import NeuralES
+    from optiforge.lightning_modules.neural_es.surrogate import (
+        natural_gradient_surrogate,
+        rank_weights,
+    )
 
 __all__ = [
     "NeuralES",
@@ -24,9 +27,12 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "lightning_modules.neural_es.es_step": ("neural_es_step",),
-        "lightning_modules.neural_es.model": ("ParetoSetModel",),
-        "lightning_modules.neural_es.module": ("NeuralES",),
-        "lightning_modules.neural_es.surrogate": ("natural_gradient_surrogate", "rank_weights"),
+        "optiforge.lightning_modules.neural_es.es_step": ("neural_es_step",),
+        "optiforge.lightning_modules.neural_es.model": ("ParetoSetModel",),
+        "optiforge.lightning_modules.neural_es.module": ("NeuralES",),
+        "optiforge.lightning_modules.neural_es.surrogate": (
+            "natural_gradient_surrogate",
+            "rank_weights",
+        ),
     },
 )

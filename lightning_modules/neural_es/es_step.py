@@ -15,10 +15,13 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from lightning_modules.neural_es.model import ParetoSetModel
-from lightning_modules.neural_es.surrogate import natural_gradient_surrogate, weights_from_fitness
-from problems.multiobjective.budget import EvaluationBudget
-from problems.multiobjective.scalarization import running_ideal, scalarize
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.lightning_modules.neural_es.surrogate import (
+    natural_gradient_surrogate,
+    weights_from_fitness,
+)
+from optiforge.problems.multiobjective.budget import EvaluationBudget
+from optiforge.problems.multiobjective.scalarization import running_ideal, scalarize
 
 
 def default_preferences(dim: int) -> int:

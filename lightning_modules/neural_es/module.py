@@ -1,13 +1,13 @@
 """Neural-ES as a LightningModule: manual optimisation from black-box evaluations only.
 
-Each training batch is `K` preferences `[K, M]` from `datamodules.PreferenceDataModule`; the
-step samples `N` solutions per preference from the Pareto set model, evaluates them through an
+Each training batch is `K` preferences `[K, M]` from `optiforge.datamodules.PreferenceDataModule`;
+the step samples `N` solutions per preference from the Pareto set model, evaluates them through an
 `EvaluationBudget` (the 1e20 out-of-box penalty of the authors' code), ranks them by the
 scalarisation and steps the optimiser on the natural-gradient surrogate (autograd through the
 network only, never through the objectives). Training stops when the next step would exceed
-`max_evaluations`. Validation answers the lattice preferences of the val batch with the block
-means and logs IGD / hypervolume of those answers and of the archive of every evaluated point,
-and a Pareto-front figure to W&B.
+`max_evaluations`. Validation answers the lattice preferences of the val batch with the block means
+and logs IGD / hypervolume of those answers and of the archive of every evaluated point, and a
+Pareto-front figure to W&B.
 """
 
 from __future__ import annotations
@@ -20,18 +20,18 @@ import torch
 from lightning.pytorch.loggers import WandbLogger
 from torch import Tensor
 
-from lightning_modules.neural_es.es_step import default_samples, neural_es_step
-from lightning_modules.neural_es.front_figure import front_figure
-from lightning_modules.neural_es.model import ParetoSetModel
-from problems.multiobjective.budget import EvaluationBudget
-from problems.multiobjective.metrics import hypervolume, igd
-from problems.multiobjective.registry import make_problem
-from problems.multiobjective.scalarization import check_scalarization
+from optiforge.lightning_modules.neural_es.es_step import default_samples, neural_es_step
+from optiforge.lightning_modules.neural_es.front_figure import front_figure
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.problems.multiobjective.budget import EvaluationBudget
+from optiforge.problems.multiobjective.metrics import hypervolume, igd
+from optiforge.problems.multiobjective.registry import make_problem
+from optiforge.problems.multiobjective.scalarization import check_scalarization
 
 
 class NeuralES(L.LightningModule):
     """Args:
-    problem: a name of `problems.multiobjective.PROBLEMS`. dim: number of variables.
+    problem: a name of `optiforge.problems.multiobjective.PROBLEMS`. dim: number of variables.
     problem_seed: rotation seed of the PSL problems. dtlz_objectives: DTLZ's objective count.
     num_blocks: Gaussian blocks (must divide dim). hidden_sizes: MLP widths. rank: low-rank
     factors per block. samples_per_preference: N (None: 2 + round(1.5 ln D)).

@@ -19,7 +19,7 @@ import math
 import torch
 from torch import Tensor
 
-from lightning_modules.neural_es.model import BlockParameters
+from optiforge.lightning_modules.neural_es.model import BlockParameters
 
 
 def rank_weights(num_samples: int, device: torch.device | str = "cpu") -> Tensor:

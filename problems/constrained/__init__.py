@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from problems.constrained.dataset import (
+    from optiforge.problems.constrained.dataset import (
         ConstrainedDataset,
         build_dataset,
         load_dataset,
         save_dataset,
     )
-    from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily, Violation
-    from problems.constrained.linear import LinearInequalityFamily
-    from problems.constrained.quadratic import QuadraticInequalityFamily
-    from problems.constrained.reference_solvers import (
+    from optiforge.problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily, Violation
+    from optiforge.problems.constrained.linear import LinearInequalityFamily
+    from optiforge.problems.constrained.quadratic import QuadraticInequalityFamily
+    from optiforge.problems.constrained.reference_solvers import (
         FEASIBILITY_TOLERANCE,
         SOLVERS,
         PointCheck,
@@ -31,8 +31,13 @@ if TYPE_CHECKING:
         default_solver,
         solve_reference,
     )
-    from problems.constrained.registry import DEFAULT_PROBLEM, FAMILIES, ProblemSpec, make_family
-    from problems.constrained.second_order_cone import SecondOrderConeFamily
+    from optiforge.problems.constrained.registry import (
+        DEFAULT_PROBLEM,
+        FAMILIES,
+        ProblemSpec,
+        make_family,
+    )
+    from optiforge.problems.constrained.second_order_cone import SecondOrderConeFamily
 
 __all__ = [
     "DEFAULT_PROBLEM",
@@ -51,16 +56,20 @@ __all__ += ["ConstrainedDataset", "build_dataset", "load_dataset", "save_dataset
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "problems.constrained.dataset": (
+        "optiforge.problems.constrained.dataset": (
             "ConstrainedDataset",
             "build_dataset",
             "load_dataset",
             "save_dataset",
         ),
-        "problems.constrained.family": ("OBJECTIVE_KINDS", "ConstrainedFamily", "Violation"),
-        "problems.constrained.linear": ("LinearInequalityFamily",),
-        "problems.constrained.quadratic": ("QuadraticInequalityFamily",),
-        "problems.constrained.reference_solvers": (
+        "optiforge.problems.constrained.family": (
+            "OBJECTIVE_KINDS",
+            "ConstrainedFamily",
+            "Violation",
+        ),
+        "optiforge.problems.constrained.linear": ("LinearInequalityFamily",),
+        "optiforge.problems.constrained.quadratic": ("QuadraticInequalityFamily",),
+        "optiforge.problems.constrained.reference_solvers": (
             "FEASIBILITY_TOLERANCE",
             "SOLVERS",
             "PointCheck",
@@ -70,12 +79,12 @@ __getattr__, __dir__ = lazy_exports(
             "default_solver",
             "solve_reference",
         ),
-        "problems.constrained.registry": (
+        "optiforge.problems.constrained.registry": (
             "DEFAULT_PROBLEM",
             "FAMILIES",
             "ProblemSpec",
             "make_family",
         ),
-        "problems.constrained.second_order_cone": ("SecondOrderConeFamily",),
+        "optiforge.problems.constrained.second_order_cone": ("SecondOrderConeFamily",),
     },
 )

@@ -25,15 +25,15 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from problems.constrained.family import ConstrainedFamily
-from problems.constrained.reference_solvers import (
+from optiforge.problems.constrained.family import ConstrainedFamily
+from optiforge.problems.constrained.reference_solvers import (
     FEASIBILITY_TOLERANCE,
     ReferenceSolutions,
     check_points,
     default_solver,
     solve_reference,
 )
-from problems.constrained.registry import DEFAULT_SEED, make_family
+from optiforge.problems.constrained.registry import DEFAULT_SEED, make_family
 
 DATASET_FORMAT_VERSION = 1
 FAMILY_PREFIX = "family."

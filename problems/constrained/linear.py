@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from problems.constrained.family import ConstrainedFamily
-from problems.constrained.generation import (
+from optiforge.problems.constrained.family import ConstrainedFamily
+from optiforge.problems.constrained.generation import (
     Recipe,
     as_tensor,
     box_bound,

@@ -41,9 +41,9 @@ import scipy.sparse as sp
 import torch
 from torch import Tensor
 
-from problems.constrained.family import ConstrainedFamily
-from problems.constrained.linear import LinearInequalityFamily
-from problems.constrained.reference_solvers import (
+from optiforge.problems.constrained.family import ConstrainedFamily
+from optiforge.problems.constrained.linear import LinearInequalityFamily
+from optiforge.problems.constrained.reference_solvers import (
     FEASIBILITY_TOLERANCE,
     ReferenceSolutions,
     check_points,

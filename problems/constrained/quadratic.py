@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from problems.constrained.family import ConstrainedFamily
-from problems.constrained.generation import (
+from optiforge.problems.constrained.family import ConstrainedFamily
+from optiforge.problems.constrained.generation import (
     as_tensor,
     box_bound,
     box_norm_bound,

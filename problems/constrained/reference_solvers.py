@@ -31,10 +31,10 @@ import torch
 from scipy.optimize import Bounds, minimize
 from torch import Tensor
 
-from problems.constrained.family import ConstrainedFamily
-from problems.constrained.linear import LinearInequalityFamily
-from problems.constrained.quadratic import QuadraticInequalityFamily
-from problems.constrained.second_order_cone import SecondOrderConeFamily
+from optiforge.problems.constrained.family import ConstrainedFamily
+from optiforge.problems.constrained.linear import LinearInequalityFamily
+from optiforge.problems.constrained.quadratic import QuadraticInequalityFamily
+from optiforge.problems.constrained.second_order_cone import SecondOrderConeFamily
 
 SOLVERS = ("clarabel", "osqp", "slsqp")
 FEASIBILITY_TOLERANCE = 1e-6

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily
-from problems.constrained.linear import LinearInequalityFamily
-from problems.constrained.quadratic import QuadraticInequalityFamily
-from problems.constrained.second_order_cone import SecondOrderConeFamily
+from optiforge.problems.constrained.family import OBJECTIVE_KINDS, ConstrainedFamily
+from optiforge.problems.constrained.linear import LinearInequalityFamily
+from optiforge.problems.constrained.quadratic import QuadraticInequalityFamily
+from optiforge.problems.constrained.second_order_cone import SecondOrderConeFamily
 
 DEFAULT_SEED = 2025
 FamilyConstructor = Callable[..., ConstrainedFamily]

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from problems.equivariant.permutation_linear import PermutationLinear
-    from problems.equivariant.permutation_mlp import PermutationMLP
-    from problems.equivariant.permutation_rep import PermutationRep
+    from optiforge.problems.equivariant.permutation_linear import PermutationLinear
+    from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
+    from optiforge.problems.equivariant.permutation_rep import PermutationRep
 
 __all__ = ["PermutationLinear", "PermutationMLP", "PermutationRep"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "problems.equivariant.permutation_linear": ("PermutationLinear",),
-        "problems.equivariant.permutation_mlp": ("PermutationMLP",),
-        "problems.equivariant.permutation_rep": ("PermutationRep",),
+        "optiforge.problems.equivariant.permutation_linear": ("PermutationLinear",),
+        "optiforge.problems.equivariant.permutation_mlp": ("PermutationMLP",),
+        "optiforge.problems.equivariant.permutation_rep": ("PermutationRep",),
     },
 )

@@ -14,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from problems.equivariant.permutation_rep import PermutationRep, bias_labels, orbit_labels
+from optiforge.problems.equivariant.permutation_rep import PermutationRep, bias_labels, orbit_labels
 
 
 def orbit_means(values: torch.Tensor, labels: torch.Tensor, count: int) -> torch.Tensor:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from problems.equivariant.permutation_linear import PermutationLinear
-from problems.equivariant.permutation_rep import PermutationRep
+from optiforge.problems.equivariant.permutation_linear import PermutationLinear
+from optiforge.problems.equivariant.permutation_rep import PermutationRep
 
 
 class PermutationMLP(nn.Module):

@@ -5,22 +5,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from problems.multiobjective.archive import ParetoArchive, dominates, non_dominated
-    from problems.multiobjective.budget import BudgetExhausted, EvaluationBudget
-    from problems.multiobjective.classic import DTLZ, ZDT
-    from problems.multiobjective.metrics import hypervolume, igd
-    from problems.multiobjective.problem import MultiObjectiveProblem
-    from problems.multiobjective.psl_suite import PARETO_SETS, RotatedPSLProblem
-    from problems.multiobjective.reference_directions import (
+    from optiforge.problems.multiobjective.archive import ParetoArchive, dominates, non_dominated
+    from optiforge.problems.multiobjective.budget import BudgetExhausted, EvaluationBudget
+    from optiforge.problems.multiobjective.classic import DTLZ, ZDT
+    from optiforge.problems.multiobjective.metrics import hypervolume, igd
+    from optiforge.problems.multiobjective.problem import MultiObjectiveProblem
+    from optiforge.problems.multiobjective.psl_suite import PARETO_SETS, RotatedPSLProblem
+    from optiforge.problems.multiobjective.reference_directions import (
         lattice_near,
         simplex_lattice,
         uniform_simplex,
     )
-    from problems.multiobjective.registry import PROBLEMS, make_problem
-    from problems.multiobjective.scalarization import SCALARIZATIONS, pbi, scalarize, tchebycheff
+    from optiforge.problems.multiobjective.registry import PROBLEMS, make_problem
+    from optiforge.problems.multiobjective.scalarization import (
+        SCALARIZATIONS,
+        pbi,
+        scalarize,
+        tchebycheff,
+    )
 
 __all__ = [
     "DTLZ",
@@ -49,19 +54,23 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "problems.multiobjective.archive": ("ParetoArchive", "dominates", "non_dominated"),
-        "problems.multiobjective.budget": ("BudgetExhausted", "EvaluationBudget"),
-        "problems.multiobjective.classic": ("DTLZ", "ZDT"),
-        "problems.multiobjective.metrics": ("hypervolume", "igd"),
-        "problems.multiobjective.problem": ("MultiObjectiveProblem",),
-        "problems.multiobjective.psl_suite": ("PARETO_SETS", "RotatedPSLProblem"),
-        "problems.multiobjective.reference_directions": (
+        "optiforge.problems.multiobjective.archive": (
+            "ParetoArchive",
+            "dominates",
+            "non_dominated",
+        ),
+        "optiforge.problems.multiobjective.budget": ("BudgetExhausted", "EvaluationBudget"),
+        "optiforge.problems.multiobjective.classic": ("DTLZ", "ZDT"),
+        "optiforge.problems.multiobjective.metrics": ("hypervolume", "igd"),
+        "optiforge.problems.multiobjective.problem": ("MultiObjectiveProblem",),
+        "optiforge.problems.multiobjective.psl_suite": ("PARETO_SETS", "RotatedPSLProblem"),
+        "optiforge.problems.multiobjective.reference_directions": (
             "lattice_near",
             "simplex_lattice",
             "uniform_simplex",
         ),
-        "problems.multiobjective.registry": ("PROBLEMS", "make_problem"),
-        "problems.multiobjective.scalarization": (
+        "optiforge.problems.multiobjective.registry": ("PROBLEMS", "make_problem"),
+        "optiforge.problems.multiobjective.scalarization": (
             "SCALARIZATIONS",
             "pbi",
             "scalarize",

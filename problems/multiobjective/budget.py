@@ -7,8 +7,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from problems.multiobjective.archive import ParetoArchive
-from problems.multiobjective.problem import MultiObjectiveProblem
+from optiforge.problems.multiobjective.archive import ParetoArchive
+from optiforge.problems.multiobjective.problem import MultiObjectiveProblem
 
 OUT_OF_BOX = ("refuse", "penalty")
 

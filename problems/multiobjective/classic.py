@@ -9,8 +9,8 @@ import math
 import torch
 from torch import Tensor
 
-from problems.multiobjective.problem import MultiObjectiveProblem
-from problems.multiobjective.reference_directions import lattice_near
+from optiforge.problems.multiobjective.problem import MultiObjectiveProblem
+from optiforge.problems.multiobjective.reference_directions import lattice_near
 
 
 class ZDT(MultiObjectiveProblem):

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from problems.multiobjective.problem import (
+from optiforge.problems.multiobjective.problem import (
     MultiObjectiveProblem,
     grid_unit_square,
     orthogonal_matrices,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from problems.multiobjective.classic import DTLZ, ZDT
-from problems.multiobjective.problem import MultiObjectiveProblem
-from problems.multiobjective.psl_suite import PARETO_SETS, RotatedPSLProblem
+from optiforge.problems.multiobjective.classic import DTLZ, ZDT
+from optiforge.problems.multiobjective.problem import MultiObjectiveProblem
+from optiforge.problems.multiobjective.psl_suite import PARETO_SETS, RotatedPSLProblem
 
 PROBLEMS = (*PARETO_SETS, "zdt1", "zdt2", "dtlz1", "dtlz2")
 

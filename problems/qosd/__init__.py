@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lazy_exports import lazy_exports
+from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from problems.qosd.checker import SolutionCheck, check_solution, pair_distances
-    from problems.qosd.edge_functions import EDGE_FUNCTIONS, edge_weights, perturbation_for_weight
-    from problems.qosd.generators import GRAPH_MODELS, SyntheticQoSDConfig, generate_instance
-    from problems.qosd.gnutella import load_gnutella08
-    from problems.qosd.instance import QoSDInstance
-    from problems.qosd.linear_program import LinearProgramResult, solve_linear_program
-    from problems.qosd.path_stressing import EDGE_RULES, prune, stress_paths
+    from optiforge.problems.qosd.checker import SolutionCheck, check_solution, pair_distances
+    from optiforge.problems.qosd.edge_functions import (
+        EDGE_FUNCTIONS,
+        edge_weights,
+        perturbation_for_weight,
+    )
+    from optiforge.problems.qosd.generators import (
+        GRAPH_MODELS,
+        SyntheticQoSDConfig,
+        generate_instance,
+    )
+    from optiforge.problems.qosd.gnutella import load_gnutella08
+    from optiforge.problems.qosd.instance import QoSDInstance
+    from optiforge.problems.qosd.linear_program import LinearProgramResult, solve_linear_program
+    from optiforge.problems.qosd.path_stressing import EDGE_RULES, prune, stress_paths
 
 __all__ = [
     "EDGE_FUNCTIONS",
@@ -38,16 +46,20 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "problems.qosd.checker": ("SolutionCheck", "check_solution", "pair_distances"),
-        "problems.qosd.edge_functions": (
+        "optiforge.problems.qosd.checker": ("SolutionCheck", "check_solution", "pair_distances"),
+        "optiforge.problems.qosd.edge_functions": (
             "EDGE_FUNCTIONS",
             "edge_weights",
             "perturbation_for_weight",
         ),
-        "problems.qosd.generators": ("GRAPH_MODELS", "SyntheticQoSDConfig", "generate_instance"),
-        "problems.qosd.gnutella": ("load_gnutella08",),
-        "problems.qosd.instance": ("QoSDInstance",),
-        "problems.qosd.linear_program": ("LinearProgramResult", "solve_linear_program"),
-        "problems.qosd.path_stressing": ("EDGE_RULES", "prune", "stress_paths"),
+        "optiforge.problems.qosd.generators": (
+            "GRAPH_MODELS",
+            "SyntheticQoSDConfig",
+            "generate_instance",
+        ),
+        "optiforge.problems.qosd.gnutella": ("load_gnutella08",),
+        "optiforge.problems.qosd.instance": ("QoSDInstance",),
+        "optiforge.problems.qosd.linear_program": ("LinearProgramResult", "solve_linear_program"),
+        "optiforge.problems.qosd.path_stressing": ("EDGE_RULES", "prune", "stress_paths"),
     },
 )

@@ -14,8 +14,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.edge_functions import edge_weights
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.edge_functions import edge_weights
+from optiforge.problems.qosd.instance import QoSDInstance
 
 DISTANCE_TOLERANCE = 1e-9
 AIM_MARGIN = 1e-10

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from problems.qosd.checker import check_solution
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.linear_program import solve_linear_program
-from problems.qosd.path_stressing import prune, stress_paths
+from optiforge.problems.qosd.checker import check_solution
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.linear_program import solve_linear_program
+from optiforge.problems.qosd.path_stressing import prune, stress_paths
 
 GREEDY_QUANTA = (1.0, 0.1, 0.03)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.edge_functions import EDGE_FUNCTIONS
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.edge_functions import EDGE_FUNCTIONS
+from optiforge.problems.qosd.instance import QoSDInstance
 
 NODE_FEATURES, EDGE_FEATURES = 5, 9
 DISTANCE_CAP = 4.0

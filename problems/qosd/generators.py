@@ -20,8 +20,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.edge_functions import check_edge_function, shape
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.edge_functions import check_edge_function, shape
+from optiforge.problems.qosd.instance import QoSDInstance
 
 GRAPH_MODELS = ("erdos_renyi", "barabasi_albert")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from problems.data_paths import data_path
-from problems.qosd.checker import pair_distances
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.data_paths import data_path
+from optiforge.problems.qosd.checker import pair_distances
+from optiforge.problems.qosd.instance import QoSDInstance
 
 GNUTELLA_DIR = "gnutella08"
 COLUMNS = ("u", "v", "alpha", "beta", "weight", "max_budget")

@@ -21,7 +21,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 from torch_geometric.data import Data
 
-from problems.qosd.edge_functions import EDGE_FUNCTIONS, check_edge_function, edge_weights
+from optiforge.problems.qosd.edge_functions import EDGE_FUNCTIONS, check_edge_function, edge_weights
 
 
 @dataclass(frozen=True, eq=False)

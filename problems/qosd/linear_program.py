@@ -22,9 +22,9 @@ from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.checker import AIM_MARGIN, DISTANCE_TOLERANCE, check_solution
-from problems.qosd.instance import QoSDInstance
-from problems.qosd.path_stressing import shortest_path_edges
+from optiforge.problems.qosd.checker import AIM_MARGIN, DISTANCE_TOLERANCE, check_solution
+from optiforge.problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.path_stressing import shortest_path_edges
 
 MAX_GENERATION_ROUNDS = 10_000
 

@@ -25,9 +25,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
-from problems.qosd.checker import AIM_MARGIN, DISTANCE_TOLERANCE, check_solution, pair_distances
-from problems.qosd.edge_functions import perturbation_for_weight
-from problems.qosd.instance import QoSDInstance
+from optiforge.problems.qosd.checker import (
+    AIM_MARGIN,
+    DISTANCE_TOLERANCE,
+    check_solution,
+    pair_distances,
+)
+from optiforge.problems.qosd.edge_functions import perturbation_for_weight
+from optiforge.problems.qosd.instance import QoSDInstance
 
 EDGE_RULES = ("greedy", "random")
 MAX_ROUNDS_PER_EDGE = 50

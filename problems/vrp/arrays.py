@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from numpy.typing import DTypeLike
 
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.instance import VRPBatch
 
 FIELDS: tuple[str, ...] = tuple(field.name for field in fields(VRPBatch))
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import torch
 
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.instance import VRPBatch
 
 # (swap x and y, then flip x -> 1 - x, flip y -> 1 - y); index 0 is the identity.
 TRANSFORMS: tuple[tuple[bool, bool, bool], ...] = tuple(

@@ -11,7 +11,7 @@ best-known solution (BKS) of its `.sol` file. Two views of it:
   `scale = max(x_max - x_min, y_max - y_min)`, so they lie in [0, 1] and distances shrink by
   exactly `scale` (unrounded). Time windows and service times are divided by the same `scale`
   (travel time = distance). Demands and capacity stay in the file's integer demand units, as
-  in `problems.vrp.generator` (the model sees demand / capacity).
+  in `optiforge.problems.vrp.generator` (the model sees demand / capacity).
 
 Caveat for VRPTW: the Gehring-Homberger BKS are feasible under DIMACS truncation only; with
 exact (unrounded) distances some of their routes reach a window up to ~0.1 per arc too late
@@ -29,8 +29,8 @@ import numpy as np
 import torch
 import vrplib
 
-from problems.data_paths import data_path
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.data_paths import data_path
+from optiforge.problems.vrp.instance import VRPBatch
 
 BENCHMARKS: tuple[str, ...] = ("CVRP", "VRPB", "VRPTW")
 

@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 import torch
 from torch import Tensor
 
-from problems.seeded_draws import uniform
-from problems.vrp.instance import DECODING_TOLERANCE, VRPBatch, slack_limit
+from optiforge.problems.seeded_draws import uniform
+from optiforge.problems.vrp.instance import DECODING_TOLERANCE, VRPBatch, slack_limit
 
 
 @dataclass(frozen=True)

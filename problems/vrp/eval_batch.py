@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.instance import VRPBatch
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,9 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from problems.vrp.generator_mvmoe import mvmoe_batch
-from problems.vrp.instance import VRPBatch
-from problems.vrp.variants import ALL_VARIANTS, variant
+from optiforge.problems.vrp.generator_mvmoe import mvmoe_batch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
 COORD_LOW, COORD_HIGH = 0.0, 1.0
 DEMAND_LOW, DEMAND_HIGH = 1, 9

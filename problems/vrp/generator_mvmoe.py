@@ -44,7 +44,7 @@ import math
 import torch
 from torch import Tensor
 
-from problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.instance import VRPBatch
 
 DEMAND_LOW, DEMAND_HIGH = 1, 9
 CAPACITY: dict[int, int] = {20: 30, 50: 40, 100: 50, 200: 70}

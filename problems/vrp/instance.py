@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from problems.vrp.variants import Variant
+from optiforge.problems.vrp.variants import Variant
 
 FEASIBILITY_TOLERANCE = 1e-5
 DECODING_TOLERANCE = FEASIBILITY_TOLERANCE / 2

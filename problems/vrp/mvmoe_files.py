@@ -2,8 +2,8 @@
 
 MTL-KD evaluates on the test files of MVMoE (ICML 2024): `<dir>/<VARIANT>/<variant><n>_uniform.pkl`
 (e.g. `CVRP/cvrp50_uniform.pkl`, 1000 instances), with the results of its baseline solvers
-beside them (`problems.vrp.mvmoe_solutions`). Files are read with `restricted_pickle` (no code
-from them runs). A test file is a list of per-instance tuples of plain lists and floats, in the
+beside them (`optiforge.problems.vrp.mvmoe_solutions`). Files are read with `restricted_pickle` (no
+code from them runs). A test file is a list of per-instance tuples of plain lists and floats, in the
 order of MVMoE's `envs/<VARIANT>Env.load_dataset`:
 
     (depot_xy [[x, y]], node_xy [[x, y]] * n, node_demand [n], capacity,
@@ -14,8 +14,8 @@ MVMoE's conventions, kept here: a negative demand is a backhaul (pickup of -dema
 one a linehaul; demands and capacity in the same units; the depot's window is the env's
 [`DEPOT_START`, `DEPOT_END`] = [0, 3] with service 0; open routes come from the variant's name
 (O prefix), not from the file; backhauls may interleave with linehauls (`mixed_backhaul`) under
-MVMoE's signed load rule (`signed_load`, see `problems.vrp.instance`). Absent attributes take
-`VRPBatch`'s neutral values (windows [0, inf), service 0, limit inf).
+MVMoE's signed load rule (`signed_load`, see `optiforge.problems.vrp.instance`). Absent attributes
+take `VRPBatch`'s neutral values (windows [0, inf), service 0, limit inf).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from problems.vrp.arrays import batch_arrays, batch_from_arrays
-from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.instance import VRPBatch
-from problems.vrp.mvmoe_solutions import SolverCosts, brief, solver_costs, solver_files
-from problems.vrp.restricted_pickle import load_pickle
-from problems.vrp.variants import Variant, variant
+from optiforge.problems.vrp.arrays import batch_arrays, batch_from_arrays
+from optiforge.problems.vrp.eval_batch import VRPEvalBatch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.mvmoe_solutions import SolverCosts, brief, solver_costs, solver_files
+from optiforge.problems.vrp.restricted_pickle import load_pickle
+from optiforge.problems.vrp.variants import Variant, variant
 
 DEPOT_START, DEPOT_END = 0.0, 3.0
 BEST = "best"

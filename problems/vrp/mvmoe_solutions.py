@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from problems.vrp.instance import VRPBatch
-from problems.vrp.restricted_pickle import load_pickle
-from problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.restricted_pickle import load_pickle
+from optiforge.problems.vrp.validator import validate_batch
 
 # "instance 3: route 1 [4, 2]: capacity: load 12 > 10" or "instance 3: visits: customer ..."
 _CONSTRAINT = re.compile(r"instance (\d+): (?:route \d+ \[[^\]]*\]: )?([^:]+):")

@@ -37,7 +37,8 @@ any load. The wall time is only reported (`PyVRPSolution.seconds`). The default 
 `DEFAULT_ITERATIONS`, matches the quality of the former 1 s limit at n = 50
 (`benchmarks/pyvrp_iteration_budget.py`).
 
-Every returned solution is checked by `problems.vrp.validator.validate` before it is reported.
+Every returned solution is checked by `optiforge.problems.vrp.validator.validate` before it is
+reported.
 """
 
 from __future__ import annotations
@@ -52,10 +53,10 @@ from pyvrp import Model, Result
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
-from problems.vrp.arrays import instance_arrays
-from problems.vrp.instance import VRPBatch
-from problems.vrp.signed_repair import repair_signed_routes
-from problems.vrp.validator import validate, validate_batch
+from optiforge.problems.vrp.arrays import instance_arrays
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.signed_repair import repair_signed_routes
+from optiforge.problems.vrp.validator import validate, validate_batch
 
 DEMAND_SCALE = 1_000_000
 SLACK = 1e-6

@@ -33,9 +33,9 @@ from typing import Literal
 import numpy as np
 import torch
 
-from problems.vrp.arrays import FIELDS, batch_arrays, instance_arrays
-from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch, check_instance
-from problems.vrp.routes import split_routes
+from optiforge.problems.vrp.arrays import FIELDS, batch_arrays, instance_arrays
+from optiforge.problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch, check_instance
+from optiforge.problems.vrp.routes import split_routes
 
 OnInfeasible = Literal["raise", "warn"]
 ON_INFEASIBLE: tuple[str, ...] = ("raise", "warn")

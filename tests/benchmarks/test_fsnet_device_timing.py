@@ -10,9 +10,9 @@ import torch
 
 from benchmarks.fsnet_device_timing import main
 from benchmarks.quiet_trainer import quiet_trainer
-from datamodules.constrained_problems import ConstrainedProblemDataModule
-from lightning_modules.fsnet.module import FSNet
-from problems.constrained import ProblemSpec
+from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+from optiforge.lightning_modules.fsnet.module import FSNet
+from optiforge.problems.constrained import ProblemSpec
 
 
 @pytest.fixture(scope="module")

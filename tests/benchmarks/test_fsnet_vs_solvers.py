@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from benchmarks.fsnet_vs_solvers import batch_sizes, main, matched_setting, solvers_for, summary
-from problems.constrained import ProblemSpec
-from problems.constrained.parametric_solvers import ParametricRun
-from problems.constrained.reference_solvers import ReferenceSolutions
+from optiforge.problems.constrained import ProblemSpec
+from optiforge.problems.constrained.parametric_solvers import ParametricRun
+from optiforge.problems.constrained.reference_solvers import ReferenceSolutions
 
 
 def solver_row(wall: float, feasible: float, gap: float) -> dict[str, float]:

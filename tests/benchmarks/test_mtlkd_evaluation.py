@@ -9,9 +9,9 @@ import numpy as np
 import torch
 
 from benchmarks.mtlkd_evaluation import main
-from lightning_modules import MTLKDStudent, POMOTeacher
-from lightning_modules.mtlkd.policy_weights import save_weights
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
+from optiforge.lightning_modules.mtlkd.policy_weights import save_weights
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 SUITE = ["--size", "8", "--instances", "3", "--seen-iterations", "20", "--unseen-iterations", "20"]
 

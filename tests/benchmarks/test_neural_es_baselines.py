@@ -11,7 +11,7 @@ from benchmarks.neural_es_baselines import (
     run_pymoo,
     run_random_search,
 )
-from problems.multiobjective import EvaluationBudget, make_problem
+from optiforge.problems.multiobjective import EvaluationBudget, make_problem
 
 
 @pytest.mark.parametrize(

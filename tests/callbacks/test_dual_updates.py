@@ -8,9 +8,9 @@ import lightning as L
 import pytest
 import torch
 
-from callbacks import DualUpdates, lagrangian_step
-from datamodules.full_batch import full_batch_loader
-from optimizers import equality, inequality
+from optiforge.callbacks import DualUpdates, lagrangian_step
+from optiforge.datamodules.full_batch import full_batch_loader
+from optiforge.optimizers import equality, inequality
 from tests.cli_helpers import PROJECT_ROOT, run_cli, run_train_py, written_files
 from tests.wandb_offline_reader import history_values, read_records
 
@@ -177,7 +177,7 @@ class Manual(ConstrainedLeastSquares):
         (
             Undecorated(),
             r"Undecorated.training_step must be decorated with "
-            r"@callbacks.lagrangian_step",
+            r"@optiforge.callbacks.lagrangian_step",
         ),
     ],
 )
@@ -208,12 +208,15 @@ def test_train_py_refuses_an_undecorated_module_in_one_line_before_writing(
     monkeypatch.setenv("WANDB_MODE", "offline")
     module = f"{Undecorated.__module__}.Undecorated"
     with pytest.raises(SystemExit) as exit_info:
-        run_cli("fit", "--model", module, "--trainer.callbacks+=callbacks.DualUpdates")
+        run_cli("fit", "--model", module, "--trainer.callbacks+=optiforge.callbacks.DualUpdates")
     stderr = capfd.readouterr().err
     assert exit_info.value.code == 2, stderr[-3000:]
     lines = stderr.strip().splitlines()
     assert len(lines) == 1, stderr[-3000:]
-    assert "Undecorated.training_step must be decorated with @callbacks.lagrangian_step" in lines[0]
+    assert (
+        "Undecorated.training_step must be decorated with @optiforge.callbacks.lagrangian_step"
+        in lines[0]
+    )
     assert written_files(tmp_path) == []
 
 
@@ -239,7 +242,9 @@ def test_module_methods_are_never_replaced_on_the_instance(tmp_path: Path) -> No
 def test_constraints_without_dual_updates_are_refused(tmp_path: Path) -> None:
     """A decorated step that returns constraints with no DualUpdates to enforce them fails."""
     fit = trainer(tmp_path, epochs=1, max_steps=1, enable_checkpointing=False, callbacks=[])
-    with pytest.raises(ValueError, match="returned constraints but no callbacks.DualUpdates"):
+    with pytest.raises(
+        ValueError, match="returned constraints but no optiforge.callbacks.DualUpdates"
+    ):
         fit.fit(ConstrainedLeastSquares())
 
 

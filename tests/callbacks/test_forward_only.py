@@ -9,10 +9,10 @@ import lightning as L
 import pytest
 import torch
 
-from callbacks import ForwardOnly, SharpnessGuard
-from datamodules import DigitsDataModule
-from lightning_modules import Classifier
-from optimizers import MeZO, TelescopingZO
+from optiforge.callbacks import ForwardOnly, SharpnessGuard
+from optiforge.datamodules import DigitsDataModule
+from optiforge.lightning_modules import Classifier
+from optiforge.optimizers import MeZO, TelescopingZO
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli, run_train_py
 
 QUIET = ["--trainer.logger", "false", "--trainer.enable_progress_bar", "false"]
@@ -90,13 +90,14 @@ def test_mixing_with_a_gradient_optimizer_fails() -> None:
 
 
 def fit(directory: Path, *extra: str) -> dict[str, torch.Tensor]:
-    """The default config with `--optimizer optimizers.TelescopingZO`, 5 batches an epoch."""
+    """The default config with `--optimizer optiforge.optimizers.TelescopingZO`, 5 batches an
+    epoch."""
     run_cli(
         "fit",
         "--config",
         str(DEFAULT_CONFIG),
         "--optimizer",
-        "optimizers.TelescopingZO",
+        "optiforge.optimizers.TelescopingZO",
         "--optimizer.lr",
         "0.001",
         "--optimizer.schedule",
@@ -158,7 +159,7 @@ def test_lightning_ddp_two_processes_stay_in_sync(tmp_path: Path) -> None:
         "0",
         *QUIET,
         "--optimizer",
-        "optimizers.MeZO",
+        "optiforge.optimizers.MeZO",
         "--optimizer.lr",
         "1e-4",
         "--trainer.callbacks+=tests.callbacks.test_forward_only.RanksAgree",

@@ -11,7 +11,7 @@ import torch
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.demos.boring_classes import BoringModel
 
-from callbacks import LatestCheckpoint
+from optiforge.callbacks import LatestCheckpoint
 
 
 class WorseningModel(BoringModel):

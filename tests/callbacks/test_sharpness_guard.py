@@ -15,9 +15,9 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, TensorDataset
 from torchmetrics import MeanSquaredError
 
-from callbacks.sharpness_guard import SharpnessGuard, unreported
-from optimizers.sam import SAM
-from optimizers.sharpness_pass import SharpnessPass
+from optiforge.callbacks.sharpness_guard import SharpnessGuard, unreported
+from optiforge.optimizers.sam import SAM
+from optiforge.optimizers.sharpness_pass import SharpnessPass
 from tests.cli_helpers import metric_column
 
 torch.manual_seed(0)

@@ -11,9 +11,9 @@ import pytest
 import torch
 from lightning.pytorch.loggers import CSVLogger, WandbLogger
 
-from callbacks import VRPRoutePlot
-from callbacks.vrp_route_plot import figure_pixels, route_figure
-from problems.vrp.generator import generate
+from optiforge.callbacks import VRPRoutePlot
+from optiforge.callbacks.vrp_route_plot import figure_pixels, route_figure
+from optiforge.problems.vrp.generator import generate
 
 
 class RecordingWandbLogger(WandbLogger):

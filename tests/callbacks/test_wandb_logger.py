@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from callbacks import resolve_wandb_mode
-from callbacks.wandb_logger import OptiforgeWandbLogger
-from callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
+from optiforge.callbacks import resolve_wandb_mode
+from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger
+from optiforge.callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from datamodules import CompasDataModule
-from datamodules.compas import encode_row
+from optiforge.datamodules import CompasDataModule
+from optiforge.datamodules.compas import encode_row
 
 ROW = {
     "sex": "Female",

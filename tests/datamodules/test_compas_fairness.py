@@ -7,9 +7,9 @@ import csv
 import pytest
 import torch
 
-from datamodules import CompasFairnessDataModule
-from datamodules.full_batch import RepeatedFullBatch
-from problems.data_paths import data_path
+from optiforge.datamodules import CompasFairnessDataModule
+from optiforge.datamodules.full_batch import RepeatedFullBatch
+from optiforge.problems.data_paths import data_path
 
 
 def test_groups_follow_the_csv_with_small_race_groups_merged() -> None:

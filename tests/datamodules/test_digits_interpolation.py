@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from datamodules.digits_interpolation import DigitsInterpolationDataModule
+from optiforge.datamodules.digits_interpolation import DigitsInterpolationDataModule
 
 TRAIN_SIZE = 1797 - 2 * 270  # digits minus the 15 % validation and 15 % test splits
 

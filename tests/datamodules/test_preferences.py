@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from datamodules.preferences import PreferenceDataModule
+from optiforge.datamodules.preferences import PreferenceDataModule
 
 
 def test_batches_lie_on_the_simplex_and_reproduce() -> None:

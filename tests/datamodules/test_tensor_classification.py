@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DistributedSampler
 
-from datamodules import DigitsDataModule
+from optiforge.datamodules import DigitsDataModule
 
 
 def prepared(**kwargs: float) -> DigitsDataModule:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from datamodules import TinyShakespeareDataModule
-from datamodules.tinyshakespeare import WindowSampler
-from problems.data_paths import data_path
+from optiforge.datamodules import TinyShakespeareDataModule
+from optiforge.datamodules.tinyshakespeare import WindowSampler
+from optiforge.problems.data_paths import data_path
 
 REAL_FILE = data_path("tinyshakespeare/input.txt")
 TEXT = "".join(chr(ord("a") + (i * 7) % 10) for i in range(200))  # 10 symbols, 200 chars

@@ -11,10 +11,10 @@ import pytest
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
 
-from datamodules.vrp import GeneratedBatches, VRPDataModule
-from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate
+from optiforge.datamodules.vrp import GeneratedBatches, VRPDataModule
+from optiforge.problems.vrp.eval_batch import VRPEvalBatch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate
 
 
 def small(tmp_path: Path, **changes: object) -> VRPDataModule:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lightning_modules import Classifier
+from optiforge.lightning_modules import Classifier
 
 
 @pytest.mark.parametrize(

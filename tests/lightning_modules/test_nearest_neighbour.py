@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from lightning_modules import NearestNeighbour
+from optiforge.lightning_modules import NearestNeighbour
 
 
 def loader(x: torch.Tensor, y: torch.Tensor, batch_size: int = 7) -> DataLoader:

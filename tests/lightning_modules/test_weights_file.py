@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch import nn
 
-from lightning_modules.weights_file import read_state_dict, weights_mismatch
+from optiforge.lightning_modules.weights_file import read_state_dict, weights_mismatch
 
 
 def test_state_dict_and_lightning_checkpoint_both_read(tmp_path: Path) -> None:

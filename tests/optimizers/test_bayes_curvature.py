@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from optimizers import BayesCurvature
-from optimizers.bayes_curvature import gamma_ratio
+from optiforge.optimizers import BayesCurvature
+from optiforge.optimizers.bayes_curvature import gamma_ratio
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli
 
 F64 = torch.float64
@@ -135,13 +135,14 @@ def test_bad_input_names_the_field(field: str, value: float) -> None:
 
 @pytest.mark.slow
 def test_cli_trains_reference_classifier(in_tmp_dir: Path) -> None:
-    """`--optimizer optimizers.BayesCurvature` trains the digits CNN well above chance (0.1)."""
+    """`--optimizer optiforge.optimizers.BayesCurvature` trains the digits CNN well above chance
+    (0.1)."""
     cli = run_cli(
         "fit",
         "--config",
         str(DEFAULT_CONFIG),
         "--optimizer",
-        "optimizers.BayesCurvature",
+        "optiforge.optimizers.BayesCurvature",
         "--optimizer.lr",
         "0.01",
         "--trainer.max_epochs",

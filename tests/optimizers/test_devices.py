@@ -8,14 +8,19 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from optimizers.hessian_reuse_agd import HessianReuseAGD
-from optimizers.msam import MSAM
-from optimizers.nsam import NSAM
-from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
-from optimizers.rwsam import RWSAM
-from optimizers.sam import SAM
-from optimizers.scion import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
-from optimizers.sharpness_pass import sharpness_pass
+from optiforge.optimizers.hessian_reuse_agd import HessianReuseAGD
+from optiforge.optimizers.msam import MSAM
+from optiforge.optimizers.nsam import NSAM
+from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+from optiforge.optimizers.rwsam import RWSAM
+from optiforge.optimizers.sam import SAM
+from optiforge.optimizers.scion import (
+    ClippedScion,
+    Scion,
+    UnconstrainedClippedScion,
+    UnconstrainedScion,
+)
+from optiforge.optimizers.sharpness_pass import sharpness_pass
 
 SGD = functools.partial(torch.optim.SGD, lr=0.1, momentum=0.9)
 BUILDERS: dict[str, Callable[[list[torch.nn.Parameter]], torch.optim.Optimizer]] = {

@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimizers import DualAscent, equality, inequality
+from optiforge.optimizers import DualAscent, equality, inequality
 
 
 def leaf(values: list[float]) -> torch.Tensor:
@@ -149,7 +149,7 @@ def test_state_dict_round_trip_continues_identically() -> None:
         ({"other": equality(leaf([1.0, 2.0]))}, "names changed"),
         ({"parity": equality(torch.ones(2))}, "constraint 'parity': residual does not depend"),
         ({"parity": equality(torch.ones(2, 2, requires_grad=True))}, "scalar or a 1-D vector"),
-        ({"parity": (1.0, 2.0)}, "constraint 'parity': expected optimizers.equality"),
+        ({"parity": (1.0, 2.0)}, "constraint 'parity': expected optiforge.optimizers.equality"),
     ],
 )
 def test_bad_residuals_name_the_constraint(constraints: dict, message: str) -> None:
@@ -178,7 +178,7 @@ def test_bad_arguments_name_the_field(kwargs: dict, message: str) -> None:
 
 def test_constraint_kind_is_checked() -> None:
     """ConstraintResidual with an unknown kind raises."""
-    from optimizers import ConstraintResidual
+    from optiforge.optimizers import ConstraintResidual
 
     with pytest.raises(ValueError, match="kind must be one of"):
         ConstraintResidual(torch.zeros(1), "parity")  # type: ignore[arg-type]

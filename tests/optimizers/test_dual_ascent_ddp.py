@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from optimizers import DualAscent, equality, inequality
+from optiforge.optimizers import DualAscent, equality, inequality
 from tests.two_ranks import WORLD_SIZE, run_on_two_ranks
 
 STEPS = 6

@@ -13,9 +13,13 @@ from hypothesis import strategies as st
 from torch import Tensor
 
 from benchmarks.nonconvex_functions import rosenbrock
-from optimizers import HessianReuseAGD, hessian_reuse_agd
-from optimizers.critical_or_progress import CriticalOrProgress, curvature_scale, reuse_schedule
-from optimizers.critical_point_baselines import cubic_step, gradient_descent
+from optiforge.optimizers import HessianReuseAGD, hessian_reuse_agd
+from optiforge.optimizers.critical_or_progress import (
+    CriticalOrProgress,
+    curvature_scale,
+    reuse_schedule,
+)
+from optiforge.optimizers.critical_point_baselines import cubic_step, gradient_descent
 
 F64 = torch.float64
 

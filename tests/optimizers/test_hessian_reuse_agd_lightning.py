@@ -10,7 +10,7 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from benchmarks.quiet_trainer import quiet_trainer
-from optimizers import HessianReuseAGD, hessian_reuse_agd
+from optiforge.optimizers import HessianReuseAGD, hessian_reuse_agd
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Using backward\\(\\) with create_graph=True:UserWarning"

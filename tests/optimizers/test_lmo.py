@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimizers.lmo import (
+from optiforge.optimizers.lmo import (
     LMOS,
     NEWTON_SCHULZ_COEFFICIENTS,
     Auto,

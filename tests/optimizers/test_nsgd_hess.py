@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from optimizers import ClipNSGDHess, NSGDHess
-from optimizers.nsgd_hess import clip_coefficient
+from optiforge.optimizers import ClipNSGDHess, NSGDHess
+from optiforge.optimizers.nsgd_hess import clip_coefficient
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli
 
 pytestmark = pytest.mark.filterwarnings(
@@ -377,13 +377,14 @@ def test_clipped_gradient_norm_is_min_of_norm_and_lambda(
 @pytest.mark.slow
 @pytest.mark.parametrize("hvp", [*HVP_MODES, "auto"])
 def test_cli_trains_reference_classifier(hvp: str, in_tmp_dir: Path) -> None:
-    """`--optimizer optimizers.NSGDHess` alone trains the digits CNN well above chance (0.1)."""
+    """`--optimizer optiforge.optimizers.NSGDHess` alone trains the digits CNN well above chance
+    (0.1)."""
     cli = run_cli(
         "fit",
         "--config",
         str(DEFAULT_CONFIG),
         "--optimizer",
-        "optimizers.NSGDHess",
+        "optiforge.optimizers.NSGDHess",
         "--optimizer.lr",
         "0.2",
         "--optimizer.hvp",

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from optimizers import NSGDHess
+from optiforge.optimizers import NSGDHess
 from tests.optimizers.test_nsgd_hess import Closure, cubic, parameter
 
 pytestmark = pytest.mark.filterwarnings(

@@ -11,8 +11,8 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from benchmarks.quiet_trainer import quiet_trainer
-from callbacks.sharpness_guard import SharpnessGuard
-from optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+from optiforge.callbacks.sharpness_guard import SharpnessGuard
+from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Using backward\\(\\) with create_graph=True:UserWarning"

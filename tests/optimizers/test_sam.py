@@ -11,11 +11,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimizers.msam import MSAM
-from optimizers.nsam import NSAM
-from optimizers.rwsam import RWSAM, rademacher, sign_buffer
-from optimizers.sam import SAM
-from optimizers.sharpness_pass import SharpnessPass, sharpness_pass
+from optiforge.optimizers.msam import MSAM
+from optiforge.optimizers.nsam import NSAM
+from optiforge.optimizers.rwsam import RWSAM, rademacher, sign_buffer
+from optiforge.optimizers.sam import SAM
+from optiforge.optimizers.sharpness_pass import SharpnessPass, sharpness_pass
 
 SGD = functools.partial(torch.optim.SGD, lr=0.1)
 

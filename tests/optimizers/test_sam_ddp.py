@@ -10,10 +10,10 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from optimizers.msam import MSAM
-from optimizers.rwsam import RWSAM, rademacher
-from optimizers.sam import SAM
-from optimizers.sharpness_pass import sharpness_pass
+from optiforge.optimizers.msam import MSAM
+from optiforge.optimizers.rwsam import RWSAM, rademacher
+from optiforge.optimizers.sam import SAM
+from optiforge.optimizers.sharpness_pass import sharpness_pass
 from tests.two_ranks import WORLD_SIZE as WORLD
 from tests.two_ranks import run_on_two_ranks
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from callbacks import SharpnessGuard
-from optimizers import SAM, NSGDHess
+from optiforge.callbacks import SharpnessGuard
+from optiforge.optimizers import SAM, NSGDHess
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli
 
 SAM_CONFIG = PROJECT_ROOT / "configs" / "optimizers" / "m_sharpness_digits_sam.yaml"
@@ -21,10 +21,10 @@ BASE = [
     "0.003",
 ]
 VARIANTS = {
-    "SAM": ["--optimizer", "optimizers.SAM", "--optimizer.rho", "0.05"],
+    "SAM": ["--optimizer", "optiforge.optimizers.SAM", "--optimizer.rho", "0.05"],
     "ASAM": [
         "--optimizer",
-        "optimizers.SAM",
+        "optiforge.optimizers.SAM",
         "--optimizer.rho",
         "0.5",
         "--optimizer.adaptive",
@@ -32,14 +32,14 @@ VARIANTS = {
     ],
     "MSAM": [
         "--optimizer",
-        "optimizers.MSAM",
+        "optiforge.optimizers.MSAM",
         "--optimizer.micro_batch_size",
         "16",
         "--data.drop_last",
         "true",
     ],
-    "NSAM": ["--optimizer", "optimizers.NSAM", "--optimizer.descent_batch_size", "32"],
-    "RWSAM": ["--optimizer", "optimizers.RWSAM", "--optimizer.temperature", "0.1"],
+    "NSAM": ["--optimizer", "optiforge.optimizers.NSAM", "--optimizer.descent_batch_size", "32"],
+    "RWSAM": ["--optimizer", "optiforge.optimizers.RWSAM", "--optimizer.temperature", "0.1"],
 }
 SHORT_RUN = [
     "--config",

@@ -11,10 +11,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimizers.msam import MSAM
-from optimizers.nsam import NSAM
-from optimizers.rwsam import RWSAM
-from optimizers.sam import SAM
+from optiforge.optimizers.msam import MSAM
+from optiforge.optimizers.nsam import NSAM
+from optiforge.optimizers.rwsam import RWSAM
+from optiforge.optimizers.sam import SAM
 from tests.optimizers.test_sam import contract_closure
 
 VARIANT_ARGS = [

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from optimizers import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
+from optiforge.optimizers import ClippedScion, Scion, UnconstrainedClippedScion, UnconstrainedScion
 from tests.cli_helpers import DEFAULT_CONFIG, run_cli
 
 ALL = [Scion, UnconstrainedScion, ClippedScion, UnconstrainedClippedScion]
@@ -316,7 +316,7 @@ def test_cli_fit_on_reference_classifier(cls: type, in_tmp_dir: Path) -> None:
         "--config",
         str(DEFAULT_CONFIG),
         "--optimizer",
-        f"optimizers.{cls.__name__}",
+        f"optiforge.optimizers.{cls.__name__}",
         *CLI_ARGS[cls],
         "--trainer.max_epochs",
         "2",

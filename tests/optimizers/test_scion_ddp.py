@@ -10,7 +10,7 @@ from torch import Tensor, nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
 from torch.nn.parallel import DistributedDataParallel
 
-from optimizers import ClippedScion, scion_param_groups
+from optiforge.optimizers import ClippedScion, scion_param_groups
 from tests.two_ranks import WORLD_SIZE, run_on_two_ranks
 
 STEPS = 4

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from optimizers import ClippedScion, scion_param_groups
+from optiforge.optimizers import ClippedScion, scion_param_groups
 
 
 def cnn() -> nn.Sequential:

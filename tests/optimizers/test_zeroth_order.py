@@ -7,8 +7,8 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optimizers import MeZO, TelescopingZO
-from optimizers.zo_perturbation import SeededDirection, derive_seed, perturbed
+from optiforge.optimizers import MeZO, TelescopingZO
+from optiforge.optimizers.zo_perturbation import SeededDirection, derive_seed, perturbed
 
 H = torch.tensor([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]], dtype=torch.float64)
 B = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
@@ -109,7 +109,7 @@ def test_a_closure_that_runs_backward_is_refused() -> None:
             loss.backward()
         return loss
 
-    with pytest.raises(RuntimeError, match="callbacks.ForwardOnly"):
+    with pytest.raises(RuntimeError, match="optiforge.callbacks.ForwardOnly"):
         MeZO([w]).step(closure)
 
 
@@ -151,7 +151,7 @@ def test_parameters_frozen_at_construction_stay_untouched() -> None:
         return (a * a).sum() + (b * b).sum()
 
     optimizer = TelescopingZO([a, b], lr=0.1, construction="P4", weight_decay=0.5)
-    a.requires_grad_(False)  # what callbacks.ForwardOnly does
+    a.requires_grad_(False)  # what optiforge.callbacks.ForwardOnly does
     optimizer.step(closure)
     assert all(torch.equal(v, torch.ones(2, dtype=torch.float64)) for v in seen_b)
     assert torch.equal(b.detach(), torch.ones(2, dtype=torch.float64))

@@ -7,8 +7,8 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from optimizers import MeZO, TelescopingZO
-from optimizers.zo_perturbation import derive_seed
+from optiforge.optimizers import MeZO, TelescopingZO
+from optiforge.optimizers.zo_perturbation import derive_seed
 from tests.two_ranks import WORLD_SIZE as WORLD
 from tests.two_ranks import run_on_two_ranks
 

@@ -7,14 +7,14 @@ import math
 import pytest
 import torch
 
-from optimizers.zo_estimators import (
+from optiforge.optimizers.zo_estimators import (
     CONSTRUCTIONS,
     evaluations,
     expected_terms,
     groups,
     sample_terms,
 )
-from optimizers.zo_schedules import Geometric, Zipf
+from optiforge.optimizers.zo_schedules import Geometric, Zipf
 
 
 def cubic(t: float) -> float:

@@ -9,7 +9,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optimizers.zo_schedules import Geometric, Zipf, make_schedule
+from optiforge.optimizers.zo_schedules import Geometric, Zipf, make_schedule
 
 
 @given(st.floats(1e-6, 1.0), st.floats(0.05, 0.95), st.floats(2.05, 6.0))

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.data_paths import DATA_ENV_VAR, data_dir, data_path
+from optiforge.problems.data_paths import DATA_ENV_VAR, data_dir, data_path
 
 PROJECT = Path(__file__).resolve().parents[2]
 PACKAGES = ("lightning_modules", "datamodules", "callbacks", "optimizers", "problems", "algorithms")

@@ -6,7 +6,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.seeded_draws import categorical, integers, normal, uniform
+from optiforge.problems.seeded_draws import categorical, integers, normal, uniform
 
 
 @given(seed=st.integers(0, 2**31), rows=st.integers(1, 5), cols=st.integers(1, 7))

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from algorithms.covering import (
+from optiforge.algorithms.covering import (
     KNOWN_RADII,
     SmoothedZerothOrder,
     cloud_radius,

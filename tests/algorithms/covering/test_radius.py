@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.covering import (
+from optiforge.algorithms.covering import (
     annulus,
     cloud_radius,
     comb,

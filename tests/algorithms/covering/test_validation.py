@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from algorithms.covering import (
+from optiforge.algorithms.covering import (
     SmoothedZerothOrder,
     annulus,
     cloud_radius,

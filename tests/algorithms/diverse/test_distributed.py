@@ -6,9 +6,9 @@ from pathlib import Path
 
 import torch
 
-from algorithms.diverse.launch import distributed_run
-from algorithms.diverse.runner import simulate
-from algorithms.diverse.settings import RunSettings
+from optiforge.algorithms.diverse.launch import distributed_run
+from optiforge.algorithms.diverse.runner import simulate
+from optiforge.algorithms.diverse.settings import RunSettings
 from tests.algorithms.diverse.conftest import random_shards
 from tests.two_ranks import run_on_two_ranks
 

@@ -8,15 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from algorithms.diverse.centralized_optimistic import CentralizedOptimistic
-from algorithms.diverse.communicator import DenseCommunicator
-from algorithms.diverse.diverse import Diverse
-from algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
-from algorithms.diverse.problem import RobustRegression
-from algorithms.diverse.runner import simulate
-from algorithms.diverse.sampling import BatchSampler
-from algorithms.diverse.settings import RunSettings
-from algorithms.diverse.topology import make_topology
+from optiforge.algorithms.diverse.centralized_optimistic import CentralizedOptimistic
+from optiforge.algorithms.diverse.communicator import DenseCommunicator
+from optiforge.algorithms.diverse.diverse import Diverse
+from optiforge.algorithms.diverse.gt_extragradient import GradientTrackingExtragradient
+from optiforge.algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.runner import simulate
+from optiforge.algorithms.diverse.sampling import BatchSampler
+from optiforge.algorithms.diverse.settings import RunSettings
+from optiforge.algorithms.diverse.topology import make_topology
 
 PROBLEM = RobustRegression(0.2, 0.2)
 

@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.diverse.communicator import DenseCommunicator, Mixer, chebyshev_momentum
-from algorithms.diverse.topology import TOPOLOGIES, make_topology
+from optiforge.algorithms.diverse.communicator import DenseCommunicator, Mixer, chebyshev_momentum
+from optiforge.algorithms.diverse.topology import TOPOLOGIES, make_topology
 
 
 @settings(max_examples=25, deadline=None)

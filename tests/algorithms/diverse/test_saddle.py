@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from algorithms.diverse.problem import RobustRegression
-from algorithms.diverse.saddle import SaddleReference, scalar_saddle, shard_moments
+from optiforge.algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.saddle import SaddleReference, scalar_saddle, shard_moments
 from tests.algorithms.diverse.conftest import random_shards
 
 

@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.diverse.topology import TOPOLOGIES, make_topology, torus_shape
+from optiforge.algorithms.diverse.topology import TOPOLOGIES, make_topology, torus_shape
 
 
 @settings(max_examples=30, deadline=None)

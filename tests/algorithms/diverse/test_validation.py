@@ -7,13 +7,13 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from algorithms.diverse.communicator import DenseCommunicator, Mixer
-from algorithms.diverse.data import split_shards
-from algorithms.diverse.diverse import Diverse
-from algorithms.diverse.problem import RobustRegression
-from algorithms.diverse.sampling import BatchSampler
-from algorithms.diverse.settings import RunSettings
-from algorithms.diverse.topology import make_topology
+from optiforge.algorithms.diverse.communicator import DenseCommunicator, Mixer
+from optiforge.algorithms.diverse.data import split_shards
+from optiforge.algorithms.diverse.diverse import Diverse
+from optiforge.algorithms.diverse.problem import RobustRegression
+from optiforge.algorithms.diverse.sampling import BatchSampler
+from optiforge.algorithms.diverse.settings import RunSettings
+from optiforge.algorithms.diverse.topology import make_topology
 from tests.algorithms.diverse.conftest import random_shards
 
 FEATURES, TARGETS = random_shards(2, 10, 2)

@@ -1,4 +1,5 @@
-"""`python -m algorithms.generalization` end to end through train.py, and its one-line errors."""
+"""`python -m optiforge.algorithms.generalization` end to end through train.py, and its one-line
+errors."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def run_diagnostic(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "WANDB_MODE": "disabled", "OMP_NUM_THREADS": "1"}
     env["PYTHONPATH"] = str(PROJECT_ROOT)
     return subprocess.run(
-        [sys.executable, "-m", "algorithms.generalization", *args],
+        [sys.executable, "-m", "optiforge.algorithms.generalization", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -8,7 +8,7 @@ import lightning as L
 import pytest
 import yaml
 
-from algorithms.generalization import check_config
+from optiforge.algorithms.generalization import check_config
 from tests.cli_helpers import CONFIG_DIR
 
 NEAREST_NEIGHBOUR = CONFIG_DIR / "generalization" / "digits_1nn.yaml"
@@ -34,7 +34,7 @@ def test_demo_configs_pass() -> None:
     """Both demo configs can be diagnosed; layered files merge key by key."""
     for name in ("digits_1nn", "digits_logreg_l2"):
         config = check_config([CONFIG_DIR / "generalization" / f"{name}.yaml"], "acc")
-        assert config["data"]["class_path"] == "datamodules.DigitsDataModule"
+        assert config["data"]["class_path"] == "optiforge.datamodules.DigitsDataModule"
 
 
 def test_unknown_config_file_is_named(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_test_after_fit_false_has_no_test_metric(tmp_path: Path) -> None:
 
 def test_data_without_resample_seed_is_named(tmp_path: Path) -> None:
     """A data module that cannot resample its training set fails naming data.class_path."""
-    data = {"class_path": "datamodules.CompasDataModule"}
+    data = {"class_path": "optiforge.datamodules.CompasDataModule"}
     with pytest.raises(ValueError, match=r"^data.class_path: .*train_resample_seed"):
         check_config([with_changes(tmp_path, data=data)], "acc")
 

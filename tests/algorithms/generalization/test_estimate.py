@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from algorithms.generalization import estimate_generalization
+from optiforge.algorithms.generalization import estimate_generalization
 
 
 def mean_estimator_losses(

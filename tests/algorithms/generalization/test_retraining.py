@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from algorithms.generalization import Distributions, Retraining, run_retrainings
-from algorithms.generalization import retraining as module
+from optiforge.algorithms.generalization import Distributions, Retraining, run_retrainings
+from optiforge.algorithms.generalization import retraining as module
 
 
 def test_command_sets_the_seeds_and_a_csv_logger(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.kv_compression import (
+from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
     RecentWindow,

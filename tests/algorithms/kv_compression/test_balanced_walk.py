@@ -8,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.kv_compression import balance_kernel, halve, self_balancing_walk
+from optiforge.algorithms.kv_compression import balance_kernel, halve, self_balancing_walk
 
 
 @settings(max_examples=20, deadline=None)

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from algorithms.kv_compression import (
+from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
     RecentWindow,
@@ -17,7 +17,7 @@ from algorithms.kv_compression import (
     relative_error,
     weighted_attention,
 )
-from algorithms.kv_compression.synthetic import clustered_with_needle
+from optiforge.algorithms.kv_compression.synthetic import clustered_with_needle
 from tests.devices import DEVICES
 
 METHODS = [BalanceKV, UniformHalving, KeyNorm, RecentWindow, SnapKV]

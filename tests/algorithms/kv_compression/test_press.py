@@ -9,9 +9,9 @@ pytest.importorskip("kvpress")
 
 from transformers import DynamicCache, LlamaForCausalLM  # noqa: E402
 
-from algorithms.kv_compression import SnapKV, UniformHalving  # noqa: E402
-from algorithms.kv_compression.press import LOG_WEIGHTS, BalanceKVPress, CompressorPress  # noqa: E402
-from lightning_modules.kv_lm.model import LlamaCharNet  # noqa: E402
+from optiforge.algorithms.kv_compression import SnapKV, UniformHalving  # noqa: E402
+from optiforge.algorithms.kv_compression.press import LOG_WEIGHTS, BalanceKVPress, CompressorPress  # noqa: E402
+from optiforge.lightning_modules.kv_lm.model import LlamaCharNet  # noqa: E402
 
 CONTEXT, FOLLOW = 150, 12
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from algorithms.kv_compression import (
+from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
     SnapKV,

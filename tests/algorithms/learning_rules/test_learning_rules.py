@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from algorithms.learning_rules import (
+from optiforge.algorithms.learning_rules import (
     finite_horizon_lqr,
     infer_curvature,
     lqg_momentum,
@@ -18,8 +18,8 @@ from algorithms.learning_rules import (
     stationary_kalman,
     stationary_lqr,
 )
-from algorithms.learning_rules.horizon_search import accumulated_loss
-from algorithms.learning_rules.one_step import optimal_gd_step
+from optiforge.algorithms.learning_rules.horizon_search import accumulated_loss
+from optiforge.algorithms.learning_rules.one_step import optimal_gd_step
 
 H = np.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]])
 EYE = np.eye(3)

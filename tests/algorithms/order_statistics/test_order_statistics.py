@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.order_statistics import (
+from optiforge.algorithms.order_statistics import (
     Exponential,
     NearExtremal,
     Pareto,

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algorithms.replicable_testing import (
+from optiforge.algorithms.replicable_testing import (
     closeness_samples,
     closeness_test,
     independence_samples,
@@ -15,7 +15,7 @@ from algorithms.replicable_testing import (
     uniformity_samples,
     uniformity_test,
 )
-from algorithms.replicable_testing.cli import main
+from optiforge.algorithms.replicable_testing.cli import main
 
 
 def write(path: Path, rows: np.ndarray) -> Path:

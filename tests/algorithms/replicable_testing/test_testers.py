@@ -9,7 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.replicable_testing import (
+from benchmarks.replicable_testing_instances import (
+    closeness_instances,
+    independence_instances,
+    uniformity_instances,
+)
+from optiforge.algorithms.replicable_testing import (
     FIXED_THRESHOLD,
     closeness_samples,
     closeness_statistic,
@@ -20,11 +25,6 @@ from algorithms.replicable_testing import (
     independence_test,
     uniformity_samples,
     uniformity_test,
-)
-from benchmarks.replicable_testing_instances import (
-    closeness_instances,
-    independence_instances,
-    uniformity_instances,
 )
 
 N, EPS, RHO = 100, 0.5, 0.2

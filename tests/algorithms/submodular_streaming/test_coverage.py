@@ -8,7 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.submodular_streaming import Coverage, expected_coverage, marginal_gains, survival
+from optiforge.algorithms.submodular_streaming import (
+    Coverage,
+    expected_coverage,
+    marginal_gains,
+    survival,
+)
 
 
 def tiny_items(seed: int, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,13 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.submodular_streaming import (
+from optiforge.algorithms.submodular_streaming import (
     Stream,
     brute_force_optimum,
     expected_coverage,
     offline_greedy,
 )
-from algorithms.submodular_streaming.matroid import blocks, is_showable
+from optiforge.algorithms.submodular_streaming.matroid import blocks, is_showable
 
 
 def tiny_stream(seed: int, n: int, m: int, visits: int) -> Stream:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms.submodular_streaming import (
+from optiforge.algorithms.submodular_streaming import (
     KnownVisitsSwap,
     LinearMemoryGreedy,
     OnDemandStreaming,

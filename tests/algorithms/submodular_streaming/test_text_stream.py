@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.submodular_streaming import shakespeare_stream
+from optiforge.algorithms.submodular_streaming import shakespeare_stream
 
 WORDS = ["crown king throne royal", "love heart sweet kiss", "sword battle blood war"]
 

@@ -10,9 +10,9 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from datamodules import TinyShakespeareDataModule
-from lightning_modules import CharLanguageModel
-from lightning_modules.char_lm import CharTransformer
+from optiforge.datamodules import TinyShakespeareDataModule
+from optiforge.lightning_modules import CharLanguageModel
+from optiforge.lightning_modules.char_lm import CharTransformer
 
 
 def tiny_net(dropout: float = 0.0) -> CharTransformer:

@@ -10,10 +10,13 @@ import pytest
 import torch
 from torch import nn
 
-from callbacks import DualUpdates
-from datamodules import ConvectionDataModule
-from lightning_modules.constrained import ConvectionPINN
-from lightning_modules.constrained.convection_pinn import convection_residuals, exact_solution
+from optiforge.callbacks import DualUpdates
+from optiforge.datamodules import ConvectionDataModule
+from optiforge.lightning_modules.constrained import ConvectionPINN
+from optiforge.lightning_modules.constrained.convection_pinn import (
+    convection_residuals,
+    exact_solution,
+)
 
 BETA = 3.0
 

@@ -12,10 +12,10 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from callbacks import DualUpdates
-from datamodules import CompasFairnessDataModule
-from lightning_modules.constrained import FairClassifier
-from lightning_modules.constrained.fair_classifier import (
+from optiforge.callbacks import DualUpdates
+from optiforge.datamodules import CompasFairnessDataModule
+from optiforge.lightning_modules.constrained import FairClassifier
+from optiforge.lightning_modules.constrained.fair_classifier import (
     fairness_metrics,
     group_means,
     parity_residuals,
@@ -157,7 +157,7 @@ def fit(mode: str, tmp_path: Path, callbacks: list) -> tuple[L.Trainer, FairClas
 
 def test_lagrangian_without_dual_updates_is_refused(tmp_path: Path) -> None:
     """Fitting in Lagrangian mode without the DualUpdates callback is refused."""
-    with pytest.raises(ValueError, match="needs the callbacks.DualUpdates callback"):
+    with pytest.raises(ValueError, match="needs the optiforge.callbacks.DualUpdates callback"):
         fit("lagrangian", tmp_path, callbacks=[])
 
 

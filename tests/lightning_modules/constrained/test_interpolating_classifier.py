@@ -10,10 +10,10 @@ import pytest
 import torch
 from torch import nn
 
-from callbacks import DualUpdates
-from datamodules import DigitsDataModule
-from datamodules.digits_interpolation import DigitsInterpolationDataModule
-from lightning_modules.constrained.interpolating_classifier import (
+from optiforge.callbacks import DualUpdates
+from optiforge.datamodules import DigitsDataModule
+from optiforge.datamodules.digits_interpolation import DigitsInterpolationDataModule
+from optiforge.lightning_modules.constrained.interpolating_classifier import (
     InterpolatingClassifier,
     constraint_satisfaction,
 )
@@ -128,7 +128,7 @@ def test_lagrangian_mode_needs_dual_updates(tmp_path: Path) -> None:
         max_steps=1, logger=False, enable_progress_bar=False, default_root_dir=tmp_path
     )
     model = AdamWInterpolation(constraint_mode="lagrangian")
-    with pytest.raises(ValueError, match="needs the callbacks.DualUpdates callback"):
+    with pytest.raises(ValueError, match="needs the optiforge.callbacks.DualUpdates callback"):
         trainer.fit(model, datamodule=DigitsInterpolationDataModule(steps_per_epoch=1))
 
 

@@ -10,9 +10,17 @@ import pytest
 import torch
 from torch.nn.functional import mse_loss
 
-from lightning_modules.equivariant.hidden_rep import candidate_reps, distance_to_rep, rep_name
-from lightning_modules.equivariant.landscape import complement_basis, landscape_at, subspace_basis
-from problems.equivariant.permutation_mlp import PermutationMLP
+from optiforge.lightning_modules.equivariant.hidden_rep import (
+    candidate_reps,
+    distance_to_rep,
+    rep_name,
+)
+from optiforge.lightning_modules.equivariant.landscape import (
+    complement_basis,
+    landscape_at,
+    subspace_basis,
+)
+from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
 
 
 def tied_network(n: int, hidden: list[str], seed: int = 0) -> PermutationMLP:

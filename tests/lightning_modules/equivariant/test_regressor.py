@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from datamodules.permutation_teacher import PermutationTeacherDataModule
-from lightning_modules.equivariant.module import EquivariantRegressor
+from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
+from optiforge.lightning_modules.equivariant.module import EquivariantRegressor
 from tests.cli_helpers import PROJECT_ROOT, run_cli
 
 CONFIG = PROJECT_ROOT / "configs" / "equivariant" / "teacher_pairs_student_sets.yaml"

@@ -7,8 +7,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightning_modules.fsnet.dc3 import EqualityCompletion, InequalityCorrection
-from problems.constrained import FAMILIES, LinearInequalityFamily, make_family
+from optiforge.lightning_modules.fsnet.dc3 import EqualityCompletion, InequalityCorrection
+from optiforge.problems.constrained import FAMILIES, LinearInequalityFamily, make_family
 
 
 def small(name: str):

@@ -7,8 +7,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightning_modules.fsnet.feasibility import FeasibilitySeeker
-from problems.constrained import FAMILIES, make_family
+from optiforge.lightning_modules.fsnet.feasibility import FeasibilitySeeker
+from optiforge.problems.constrained import FAMILIES, make_family
 
 
 def start(name: str, seed: int, batch: int = 16, spread: float = 2.0, device: str = "cpu"):

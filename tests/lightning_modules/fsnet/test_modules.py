@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from benchmarks.quiet_trainer import quiet_trainer
-from datamodules.constrained_problems import ConstrainedProblemDataModule
-from lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
-from lightning_modules.fsnet.predictor import Predictor
-from problems.constrained import ProblemSpec
+from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+from optiforge.lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
+from optiforge.lightning_modules.fsnet.predictor import Predictor
+from optiforge.problems.constrained import ProblemSpec
 
 SMALL = ProblemSpec("convex_qp", num_vars=20, num_eq=8, num_ineq=8)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lightning_modules.hephaestus.evaluation import baselines, evaluate_instance
-from problems.qosd import SyntheticQoSDConfig, generate_instance
+from optiforge.lightning_modules.hephaestus.evaluation import baselines, evaluate_instance
+from optiforge.problems.qosd import SyntheticQoSDConfig, generate_instance
 
 
 def test_metrics_order_the_baselines_and_reuse_them_per_instance() -> None:

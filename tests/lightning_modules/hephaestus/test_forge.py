@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch_geometric.data import Batch
 
-from datamodules.qosd import QoSDDataModule, instance_graph
-from lightning_modules.hephaestus import EdgeStressGNN, Forge, predictive_path_stressing
-from problems.qosd import (
+from optiforge.datamodules.qosd import QoSDDataModule, instance_graph
+from optiforge.lightning_modules.hephaestus import EdgeStressGNN, Forge, predictive_path_stressing
+from optiforge.problems.qosd import (
     SyntheticQoSDConfig,
     check_solution,
     generate_instance,
@@ -20,7 +20,7 @@ from problems.qosd import (
     solve_linear_program,
     stress_paths,
 )
-from problems.qosd.classical_best import classical_best
+from optiforge.problems.qosd.classical_best import classical_best
 
 
 @given(

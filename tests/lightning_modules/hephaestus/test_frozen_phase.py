@@ -9,17 +9,17 @@ import pytest
 import torch
 from lightning.pytorch.core.mixins.hparams_mixin import _given_hyperparameters_context
 
-from lightning_modules.hephaestus.forge import Forge
-from lightning_modules.hephaestus.frozen_phase import load_frozen_phase
-from lightning_modules.hephaestus.morph import Morph
-from lightning_modules.hephaestus.refine import Refine
+from optiforge.lightning_modules.hephaestus.forge import Forge
+from optiforge.lightning_modules.hephaestus.frozen_phase import load_frozen_phase
+from optiforge.lightning_modules.hephaestus.morph import Morph
+from optiforge.lightning_modules.hephaestus.refine import Refine
 
 SIZES = {"forge_hidden": 8, "forge_layers": 1, "latent": 2, "components": 2, "hidden": 8}
 
 
 def test_inner_morph_records_its_own_hparams_under_the_cli_context() -> None:
     """Refine built as LightningCLI builds it: its Morph has Morph's hparams, not Refine's."""
-    given = {"_class_path": "lightning_modules.Refine", "samples": 3, **SIZES}
+    given = {"_class_path": "optiforge.lightning_modules.Refine", "samples": 3, **SIZES}
     with _given_hyperparameters_context(hparams=given, instantiator="test"):
         refine = Refine(samples=3, **SIZES)
     assert refine.hparams.samples == 3

@@ -10,12 +10,12 @@ import torch
 from torch_geometric.data import Batch
 
 from benchmarks.quiet_trainer import quiet_trainer
-from datamodules.qosd import QoSDDataModule
-from lightning_modules.hephaestus import Forge
-from lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
-from lightning_modules.hephaestus.morph import Morph
-from lightning_modules.hephaestus.refine import Refine
-from problems.qosd import QoSDInstance, check_solution
+from optiforge.datamodules.qosd import QoSDDataModule
+from optiforge.lightning_modules.hephaestus import Forge
+from optiforge.lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
+from optiforge.lightning_modules.hephaestus.morph import Morph
+from optiforge.lightning_modules.hephaestus.refine import Refine
+from optiforge.problems.qosd import QoSDInstance, check_solution
 
 SIZES = {"forge_hidden": 16, "forge_layers": 1, "latent": 4, "components": 2, "hidden": 16}
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightning_modules.hephaestus.reward_descent import descend_reward
-from problems.qosd import SyntheticQoSDConfig, check_solution, generate_instance
-from problems.qosd.linear_program import solve_linear_program
-from problems.qosd.path_stressing import prune, stress_paths
+from optiforge.lightning_modules.hephaestus.reward_descent import descend_reward
+from optiforge.problems.qosd import SyntheticQoSDConfig, check_solution, generate_instance
+from optiforge.problems.qosd.linear_program import solve_linear_program
+from optiforge.problems.qosd.path_stressing import prune, stress_paths
 
 
 @settings(max_examples=6, deadline=None)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from lightning_modules.kv_lm.model import LlamaCharNet, llama_config
-from lightning_modules.kv_lm.module import LlamaCharLanguageModel
-from lightning_modules.kv_lm.weights import SHIPPED, export_weights, load_weights
+from optiforge.lightning_modules.kv_lm.model import LlamaCharNet, llama_config
+from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
+from optiforge.lightning_modules.kv_lm.weights import SHIPPED, export_weights, load_weights
 
 
 def test_captured_qkv_reproduce_the_models_attention_weights() -> None:
@@ -82,7 +82,7 @@ def test_weights_round_trip_and_bad_files(tmp_path: Path) -> None:
 def test_shipped_model_matches_its_card_and_attends_unevenly() -> None:
     """The shipped LM's loss on 16 validation windows is within 0.15 nats of its recorded
     validation loss, and its attention entropy is well below the uniform log n."""
-    from datamodules.tinyshakespeare import TinyShakespeareDataModule
+    from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
 
     model, card = load_weights()
     data = TinyShakespeareDataModule(context_length=512)

@@ -11,16 +11,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightning_modules.mtlkd.model_from_weights import build_module
-from lightning_modules.mtlkd.policy_weights import save_weights
-from lightning_modules.mtlkd.r3c import r3c
-from lightning_modules.mtlkd.student_module import MTLKDStudent
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
+from optiforge.lightning_modules.mtlkd.policy_weights import save_weights
+from optiforge.lightning_modules.mtlkd.r3c import r3c
+from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 from tests.devices import DEVICES
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from lightning_modules.mtlkd.distillation import distillation_kl
+from optiforge.lightning_modules.mtlkd.distillation import distillation_kl
 
 
 def test_forward_kl_equals_a_hand_computed_value() -> None:

@@ -9,10 +9,10 @@ import lightning as L
 import pytest
 import torch
 
-from datamodules.vrp import VRPDataModule
-from lightning_modules.mtlkd.evaluation_table import table_rows
-from lightning_modules.mtlkd.student_module import MTLKDStudent
-from lightning_modules.mtlkd.teacher_module import POMOTeacher
+from optiforge.datamodules.vrp import VRPDataModule
+from optiforge.lightning_modules.mtlkd.evaluation_table import table_rows
+from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
+from optiforge.lightning_modules.mtlkd.teacher_module import POMOTeacher
 
 VARIANTS = ["CVRP", "VRPTW", "OVRPB"]
 

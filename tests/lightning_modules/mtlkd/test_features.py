@@ -10,16 +10,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightning_modules import MTLKDStudent, POMOTeacher
-from lightning_modules.mtlkd.features import (
+from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
+from optiforge.lightning_modules.mtlkd.features import (
     context_features,
     customer_features,
     depot_features,
 )
-from lightning_modules.mtlkd.policy_weights import load_policy
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
+from optiforge.lightning_modules.mtlkd.policy_weights import load_policy
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
 
 INF = math.inf
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import torch
 
-from lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, resolve_weights
+from optiforge.lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, resolve_weights
 from tests.cli_helpers import PROJECT_ROOT
 
 PACKAGES = ("lightning_modules", "datamodules", "callbacks", "optimizers", "problems", "algorithms")
 LOAD = """
 import sys, torch
-from lightning_modules.mtlkd.policy_weights import load_policy
+from optiforge.lightning_modules.mtlkd.policy_weights import load_policy
 policy = load_policy("weights/mtlkd/teacher_vrptw_n50.pt")
 torch.save(policy.state_dict(), sys.argv[1])
 print(sys.modules["lightning_modules"].__file__)

@@ -10,9 +10,9 @@ import pytest
 import torch
 import yaml
 
-from lightning_modules import MTLKDStudent, POMOTeacher
-from lightning_modules.mtlkd.model_from_weights import build_module
-from lightning_modules.mtlkd.policy_weights import (
+from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
+from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
+from optiforge.lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
     export_checkpoint,
     load_policy,
@@ -20,12 +20,12 @@ from lightning_modules.mtlkd.policy_weights import (
     save_weights,
     shipped_teacher_path,
 )
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from lightning_modules.mtlkd.teacher_inference import solve
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from problems.vrp.generator import generate
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.lightning_modules.mtlkd.teacher_inference import solve
+from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 from tests.cli_helpers import PROJECT_ROOT, run_cli
 
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}

@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from lightning_modules.mtlkd.r3c import customer_order, r3c, reorder_routes, route_actions
-from lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
-from problems.vrp.env import random_feasible_rollout, solution
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.lightning_modules.mtlkd.r3c import customer_order, r3c, reorder_routes, route_actions
+from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.problems.vrp.env import random_feasible_rollout, solution
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 from tests.devices import DEVICES
 
 SEQUENCE = torch.tensor([[0, 1, 2, 0, 3, 0, 0, 4, 5, 0]])

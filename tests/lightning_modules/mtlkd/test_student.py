@@ -10,22 +10,26 @@ import pytest
 import torch
 from torch import Tensor
 
-from lightning_modules import MTLKDStudent, POMOTeacher
-from lightning_modules.mtlkd.distillation import distillation_kl
-from lightning_modules.mtlkd.features import context_features
-from lightning_modules.mtlkd.policy_weights import read_weights, save_weights, shipped_teacher_path
-from lightning_modules.mtlkd.rollout import sample
-from lightning_modules.mtlkd.teacher_inference import solve
-from lightning_modules.mtlkd.teacher_policy import POMOPolicy
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
+from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
+from optiforge.lightning_modules.mtlkd.distillation import distillation_kl
+from optiforge.lightning_modules.mtlkd.features import context_features
+from optiforge.lightning_modules.mtlkd.policy_weights import (
+    read_weights,
+    save_weights,
+    shipped_teacher_path,
+)
+from optiforge.lightning_modules.mtlkd.rollout import sample
+from optiforge.lightning_modules.mtlkd.teacher_inference import solve
+from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 from tests.cli_helpers import run_cli
 
-STUDENT = "lightning_modules.mtlkd.student_module.MTLKDStudent"
-VRP_DATA = "datamodules.vrp.VRPDataModule"
+STUDENT = "optiforge.lightning_modules.mtlkd.student_module.MTLKDStudent"
+VRP_DATA = "optiforge.datamodules.vrp.VRPDataModule"
 TINY = {"embed_dim": 16, "encoder_layers": 1, "decoder_layers": 2, "num_heads": 4, "ff_dim": 32}
 
 

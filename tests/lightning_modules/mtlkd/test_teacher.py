@@ -11,15 +11,15 @@ import pytest
 import torch
 from torch.utils.data import DataLoader
 
-from datamodules.vrp import VRPDataModule
-from lightning_modules import POMOTeacher
-from lightning_modules.mtlkd import POMOPolicy, pomo_advantage
-from lightning_modules.mtlkd.teacher_inference import num_starts_for, solve
-from problems.vrp import env
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import validate_batch
-from problems.vrp.variants import SEEN_VARIANTS
+from optiforge.datamodules.vrp import VRPDataModule
+from optiforge.lightning_modules import POMOTeacher
+from optiforge.lightning_modules.mtlkd import POMOPolicy, pomo_advantage
+from optiforge.lightning_modules.mtlkd.teacher_inference import num_starts_for, solve
+from optiforge.problems.vrp import env
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.variants import SEEN_VARIANTS
 
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
 

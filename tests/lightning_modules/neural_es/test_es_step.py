@@ -7,9 +7,13 @@ import math
 import pytest
 import torch
 
-from lightning_modules.neural_es.es_step import default_preferences, default_samples, neural_es_step
-from lightning_modules.neural_es.model import ParetoSetModel
-from problems.multiobjective import EvaluationBudget, make_problem, uniform_simplex
+from optiforge.lightning_modules.neural_es.es_step import (
+    default_preferences,
+    default_samples,
+    neural_es_step,
+)
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.problems.multiobjective import EvaluationBudget, make_problem, uniform_simplex
 from tests.devices import DEVICES
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lightning_modules.neural_es.model import ParetoSetModel
+from optiforge.lightning_modules.neural_es.model import ParetoSetModel
 
 
 def test_first_block_has_the_rank_one_covariance() -> None:

@@ -9,8 +9,8 @@ import pytest
 import torch
 from lightning.pytorch.callbacks import ModelCheckpoint
 
-from datamodules.preferences import PreferenceDataModule
-from lightning_modules.neural_es import NeuralES
+from optiforge.datamodules.preferences import PreferenceDataModule
+from optiforge.lightning_modules.neural_es import NeuralES
 
 
 def fit(

@@ -7,8 +7,8 @@ import math
 
 import torch
 
-from lightning_modules.neural_es.model import BlockParameters
-from lightning_modules.neural_es.surrogate import (
+from optiforge.lightning_modules.neural_es.model import BlockParameters
+from optiforge.lightning_modules.neural_es.surrogate import (
     natural_gradient_surrogate,
     rank_weights,
     weights_from_fitness,

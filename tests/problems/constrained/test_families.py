@@ -8,10 +8,10 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from problems.constrained import FAMILIES, ConstrainedFamily, make_family
-from problems.constrained.family import NORM_WEIGHT
-from problems.constrained.generation import FSNET_BOX_BOUND, family_rng, linear_bound
-from problems.constrained.second_order_cone import SOC_MARGIN
+from optiforge.problems.constrained import FAMILIES, ConstrainedFamily, make_family
+from optiforge.problems.constrained.family import NORM_WEIGHT
+from optiforge.problems.constrained.generation import FSNET_BOX_BOUND, family_rng, linear_bound
+from optiforge.problems.constrained.second_order_cone import SOC_MARGIN
 
 SMALL = {"num_vars": 10, "num_eq": 5, "num_ineq": 5}
 NAMES = sorted(FAMILIES)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from problems.constrained import ConstrainedFamily, make_family, solve_reference
-from problems.constrained.parametric_solvers import solve_parametric
+from optiforge.problems.constrained import ConstrainedFamily, make_family, solve_reference
+from optiforge.problems.constrained.parametric_solvers import solve_parametric
 
 SMALL = {"num_vars": 12, "num_eq": 6, "num_ineq": 6}
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 from scipy.optimize import OptimizeResult, lsq_linear
 
-import problems.constrained.dataset as dataset_module
-from problems.constrained import (
+import optiforge.problems.constrained.dataset as dataset_module
+from optiforge.problems.constrained import (
     FAMILIES,
     ConstrainedFamily,
     build_dataset,
@@ -21,7 +21,10 @@ from problems.constrained import (
     make_family,
     solve_reference,
 )
-from problems.constrained.reference_solvers import SLSQP_LINE_SEARCH_STALL, _confirmed_on_stall
+from optiforge.problems.constrained.reference_solvers import (
+    SLSQP_LINE_SEARCH_STALL,
+    _confirmed_on_stall,
+)
 
 SMALL = {"num_vars": 10, "num_eq": 5, "num_ineq": 5}
 NAMES = sorted(FAMILIES)

@@ -11,9 +11,9 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.equivariant.permutation_linear import PermutationLinear, reynolds
-from problems.equivariant.permutation_mlp import PermutationMLP
-from problems.equivariant.permutation_rep import BLOCKS, PermutationRep, orbit_labels
+from optiforge.problems.equivariant.permutation_linear import PermutationLinear, reynolds
+from optiforge.problems.equivariant.permutation_mlp import PermutationMLP
+from optiforge.problems.equivariant.permutation_rep import BLOCKS, PermutationRep, orbit_labels
 
 block_lists = st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=3)
 

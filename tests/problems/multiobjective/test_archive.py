@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.multiobjective import ParetoArchive, non_dominated
+from optiforge.problems.multiobjective import ParetoArchive, non_dominated
 
 
 def dominated_by(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from problems.multiobjective import ZDT, BudgetExhausted, EvaluationBudget
+from optiforge.problems.multiobjective import ZDT, BudgetExhausted, EvaluationBudget
 
 
 def test_counts_exactly_and_refuses_past_the_budget() -> None:

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.multiobjective import DTLZ, ZDT, make_problem, non_dominated
+from optiforge.problems.multiobjective import DTLZ, ZDT, make_problem, non_dominated
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from problems.multiobjective import hypervolume, igd
+from optiforge.problems.multiobjective import hypervolume, igd
 
 
 def test_igd_by_hand() -> None:

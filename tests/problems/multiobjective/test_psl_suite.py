@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.multiobjective import PARETO_SETS, RotatedPSLProblem, non_dominated
+from optiforge.problems.multiobjective import PARETO_SETS, RotatedPSLProblem, non_dominated
 
 
 @pytest.mark.parametrize("name", sorted(PARETO_SETS))

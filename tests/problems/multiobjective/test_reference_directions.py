@@ -9,7 +9,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.multiobjective import lattice_near, simplex_lattice, uniform_simplex
+from optiforge.problems.multiobjective import lattice_near, simplex_lattice, uniform_simplex
 
 
 @given(num_obj=st.integers(2, 4), partitions=st.integers(1, 8))

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from problems.multiobjective import pbi, scalarize, tchebycheff
+from optiforge.problems.multiobjective import pbi, scalarize, tchebycheff
 
 
 def test_tchebycheff_by_hand() -> None:

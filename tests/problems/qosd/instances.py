@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from problems.qosd import QoSDInstance
+from optiforge.problems.qosd import QoSDInstance
 
 # A diamond 0 -> {1, 2} -> 3 plus a long direct edge 0 -> 3: two two-edge paths (weights 2 each)
 DIAMOND = np.array([[0, 0, 1, 2, 0], [1, 2, 3, 3, 3]])

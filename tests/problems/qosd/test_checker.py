@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.qosd import (
+from optiforge.problems.qosd import (
     EDGE_FUNCTIONS,
     QoSDInstance,
     SyntheticQoSDConfig,
     check_solution,
     generate_instance,
 )
-from problems.qosd.checker import pair_distances
+from optiforge.problems.qosd.checker import pair_distances
 from tests.problems.qosd.instances import diamond
 
 

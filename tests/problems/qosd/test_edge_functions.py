@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from problems.qosd import EDGE_FUNCTIONS, edge_weights, perturbation_for_weight
+from optiforge.problems.qosd import EDGE_FUNCTIONS, edge_weights, perturbation_for_weight
 
 
 @pytest.mark.parametrize("function", EDGE_FUNCTIONS)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from problems.qosd import SyntheticQoSDConfig, generate_instance
-from problems.qosd.checker import pair_distances
+from optiforge.problems.qosd import SyntheticQoSDConfig, generate_instance
+from optiforge.problems.qosd.checker import pair_distances
 
 
 def test_generated_instances_are_reproducible_and_need_perturbation() -> None:

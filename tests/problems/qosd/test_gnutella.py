@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from problems.qosd import (
+from optiforge.problems.qosd import (
     check_solution,
     load_gnutella08,
     prune,

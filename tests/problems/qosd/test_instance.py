@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from problems.qosd import QoSDInstance
+from optiforge.problems.qosd import QoSDInstance
 from tests.problems.qosd.instances import diamond
 
 

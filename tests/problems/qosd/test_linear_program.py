@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.qosd import (
+from optiforge.problems.qosd import (
     SyntheticQoSDConfig,
     check_solution,
     generate_instance,

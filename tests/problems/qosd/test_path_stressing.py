@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.qosd import (
+from optiforge.problems.qosd import (
     EDGE_FUNCTIONS,
     SyntheticQoSDConfig,
     check_solution,

@@ -8,9 +8,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.vrp.arrays import FIELDS, batch_arrays, batch_from_arrays, instance_arrays
-from problems.vrp.generator import generate
-from problems.vrp.variants import ALL_VARIANTS
+from optiforge.problems.vrp.arrays import FIELDS, batch_arrays, batch_from_arrays, instance_arrays
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 
 @settings(max_examples=20, deadline=None)

@@ -16,8 +16,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.data_paths import data_path
-from problems.vrp.cvrplib import (
+from optiforge.problems.data_paths import data_path
+from optiforge.problems.vrp.cvrplib import (
     BENCHMARKS,
     bks_sequence,
     distance_matrix,
@@ -27,7 +27,7 @@ from problems.vrp.cvrplib import (
     route_cost,
     to_batch,
 )
-from problems.vrp.validator import InfeasibleSolution, validate
+from optiforge.problems.vrp.validator import InfeasibleSolution, validate
 
 
 def test_x_n101_k25_bks_cost() -> None:

@@ -10,8 +10,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.vrp.augment import augment_8
-from problems.vrp.env import (
+from optiforge.problems.vrp.augment import augment_8
+from optiforge.problems.vrp.env import (
     action_mask,
     cost,
     done,
@@ -22,10 +22,10 @@ from problems.vrp.env import (
     solution,
     step,
 )
-from problems.vrp.generator import generate
-from problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
-from problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
-from problems.vrp.variants import ALL_VARIANTS, variant
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
+from optiforge.problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
 
 def rows_as_arrays(batch: VRPBatch) -> list[dict[str, np.ndarray]]:

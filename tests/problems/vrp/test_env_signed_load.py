@@ -7,11 +7,11 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from problems.vrp.env import action_mask, random_feasible_rollout, reset, solution
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.routes import split_routes
-from problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.env import action_mask, random_feasible_rollout, reset, solution
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.routes import split_routes
+from optiforge.problems.vrp.validator import validate_batch
 
 
 def signed_instance() -> VRPBatch:

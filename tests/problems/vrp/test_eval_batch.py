@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from problems.vrp.eval_batch import VRPEvalBatch
-from problems.vrp.generator import generate
+from optiforge.problems.vrp.eval_batch import VRPEvalBatch
+from optiforge.problems.vrp.generator import generate
 
 
 def test_index_keeps_rows_aligned_and_the_name() -> None:

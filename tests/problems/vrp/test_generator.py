@@ -8,9 +8,9 @@ from dataclasses import fields
 import pytest
 import torch
 
-from problems.vrp.generator import generate, vehicle_capacity
-from problems.vrp.instance import VRPBatch
-from problems.vrp.variants import ALL_VARIANTS, variant
+from optiforge.problems.vrp.generator import generate, vehicle_capacity
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
 
 def same(a: VRPBatch, b: VRPBatch) -> bool:

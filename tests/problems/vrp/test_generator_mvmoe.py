@@ -10,10 +10,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.vrp import generator_mvmoe
-from problems.vrp.generator import generate
-from problems.vrp.generator_mvmoe import misses_depot_close, mvmoe_capacity, mvmoe_windows
-from problems.vrp.variants import ALL_VARIANTS, variant
+from optiforge.problems.vrp import generator_mvmoe
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.generator_mvmoe import misses_depot_close, mvmoe_capacity, mvmoe_windows
+from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch, slack_limit
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch, slack_limit
 
 
 def tiny_batch(batch_size: int = 2) -> VRPBatch:

@@ -14,8 +14,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.vrp.mvmoe_files import load_mvmoe_set, solver_summary
-from problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.mvmoe_files import load_mvmoe_set, solver_summary
+from optiforge.problems.vrp.validator import validate_batch
 
 # Depot (0, 0), customers 1 (0.3, 0), 2 (0.3, 0.4), 3 (0, 0.4): d01 = 0.3, d12 = 0.4,
 # d23 = 0.3, d03 = 0.4, d02 = d13 = 0.5. Instance k is this square scaled by SCALES[k] (times

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from problems.vrp.generator import generate
-from problems.vrp.instance import VRPBatch
-from problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS, PyVRPSolver
-from problems.vrp.routes import split_routes
-from problems.vrp.validator import InfeasibleSolution, validate
-from problems.vrp.variants import ALL_VARIANTS, Variant
+from optiforge.problems.vrp.generator import generate
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS, PyVRPSolver
+from optiforge.problems.vrp.routes import split_routes
+from optiforge.problems.vrp.validator import InfeasibleSolution, validate
+from optiforge.problems.vrp.variants import ALL_VARIANTS, Variant
 
 NUM_CUSTOMERS = 6
 SCALE = 100_000
@@ -220,7 +220,7 @@ def test_signed_load_is_solved_as_strict_then_repaired(monkeypatch: pytest.Monke
             for route in split_routes(solution.sequence):
                 flags = [bool(batch.backhaul_demand[row, node] > 0) for node in route]
                 assert flags == sorted(flags)
-    from problems.vrp import pyvrp_solver
+    from optiforge.problems.vrp import pyvrp_solver
 
     monkeypatch.setattr(pyvrp_solver, "repair_signed_routes", lambda sequence, *_: sequence)
     with pytest.warns(
@@ -235,7 +235,7 @@ def test_an_invalid_solution_of_an_exact_model_still_raises(
 ) -> None:
     """Without the signed flag PyVRP models the rules exactly, so an invalid solution (here a
     forged one that skips customer 2) is a bug and raises instead of costing NaN."""
-    from problems.vrp import pyvrp_solver
+    from optiforge.problems.vrp import pyvrp_solver
 
     def forged(arrays: dict[str, np.ndarray], *args: object) -> pyvrp_solver.PyVRPSolution:
         return pyvrp_solver.PyVRPSolution(np.array([0, 1, 0]), 1.0, 1, 0.0)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from problems.vrp.restricted_pickle import load_pickle
+from optiforge.problems.vrp.restricted_pickle import load_pickle
 
 
 class _Shell:

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from problems.vrp.routes import split_routes
+from optiforge.problems.vrp.routes import split_routes
 
 
 def test_split_routes_drops_empty_routes() -> None:

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.vrp.pyvrp_solver import route_length
-from problems.vrp.routes import split_routes
-from problems.vrp.signed_repair import repair_signed_routes
+from optiforge.problems.vrp.pyvrp_solver import route_length
+from optiforge.problems.vrp.routes import split_routes
+from optiforge.problems.vrp.signed_repair import repair_signed_routes
 
 
 def test_hand_computed_split() -> None:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from problems.vrp.instance import VRPBatch
-from problems.vrp.validator import InfeasibleSolution, validate, validate_batch
+from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.validator import InfeasibleSolution, validate, validate_batch
 
 
 def triangle(

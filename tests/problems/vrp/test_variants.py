@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, UNSEEN_VARIANTS, Variant, variant
+from optiforge.problems.vrp.variants import (
+    ALL_VARIANTS,
+    SEEN_VARIANTS,
+    UNSEEN_VARIANTS,
+    Variant,
+    variant,
+)
 
 
 def test_sixteen_distinct_variants() -> None:

@@ -1,10 +1,11 @@
 """Lazy re-exports for the packages' `__init__`s (PEP 562 module `__getattr__` / `__dir__`).
 
 A package lists where each public name lives; the module holding a name is imported on its first
-attribute access, so `import optimizers` loads no Lightning and `import datamodules.digits` loads
-no other data module. Standard library only: every package may import it (the bottom layer).
+attribute access, so `import optiforge.optimizers` loads no Lightning and
+`import optiforge.datamodules.digits` loads no other data module. Standard library only: every
+package may import it (the bottom layer).
 
-    __getattr__, __dir__ = lazy_exports(__name__, {"optimizers.sam": ("SAM",)})
+    __getattr__, __dir__ = lazy_exports(__name__, {"optiforge.optimizers.sam": ("SAM",)})
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ def lazy_exports(
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for `package`, whose public names are `sources[module]`.
 
-    A name equal to its module's own name (`optimizers.sharpness_pass.sharpness_pass`) is bound at
-    once: importing the submodule later would otherwise set the package attribute to the module.
+    A name equal to its module's own name (`optiforge.optimizers.sharpness_pass.sharpness_pass`) is
+    bound at once: importing the submodule later would otherwise set the package attribute to the
+    module.
     """
     where = {name: module for module, names in sources.items() for name in names}
     namespace = sys.modules[package]
