@@ -36,10 +36,9 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
 from optiforge.callbacks.fit_summary import FitSummary
-from optiforge.callbacks.forward_only import ForwardOnly
 from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
 from optiforge.callbacks.save_config import LoggerSaveConfigCallback
-from optiforge.callbacks.sharpness_guard import SharpnessGuard
 from optiforge.callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
@@ -161,7 +160,7 @@ class OptiforgeCLI(LightningCLI):
             parser_class=OptiforgeArgumentParser,
             trainer_defaults={
                 "logger": {"class_path": WANDB_LOGGER},
-                "callbacks": [FitSummary(), SharpnessGuard(), ForwardOnly(), WandbRunId()],
+                "callbacks": [FitSummary(), OptimizerAdapter(), WandbRunId()],
             },
             seed_everything_default=0,
             args=args,

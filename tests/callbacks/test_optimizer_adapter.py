@@ -1,4 +1,4 @@
-"""SharpnessGuard keeps SAM's perturbed pass out of the logs and metrics of any LightningModule."""
+"""OptimizerAdapter keeps SAM's perturbed pass out of the logs and metrics of any module."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, TensorDataset
 from torchmetrics import MeanSquaredError
 
-from optiforge.callbacks.sharpness_guard import SharpnessGuard, unreported
+from optiforge.callbacks.optimizer_adapter import OptimizerAdapter, unreported
 from optiforge.optimizers.sam import SAM
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from tests.cli_helpers import metric_column
@@ -73,7 +73,7 @@ def test_logged_loss_and_metrics_are_at_the_current_weights(adaptive: bool, tmp_
         accelerator="cpu",
         logger=CSVLogger(tmp_path),
         log_every_n_steps=1,
-        callbacks=[SharpnessGuard(), recorder],
+        callbacks=[OptimizerAdapter(), recorder],
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
