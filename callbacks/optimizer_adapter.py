@@ -5,7 +5,7 @@ start of fit this callback reads the declaration of every optimizer of the Train
 
 - refuses, naming the Trainer flag and the optimizer, what its declaration says it cannot
   support: `accumulate_grad_batches > 1`, fp16 AMP with a gradient scaler, 16-bit precision,
-  DDP, or forward-only mixed with gradient optimizers;
+  `gradient_clip_val`, DDP, or forward-only mixed with gradient optimizers;
 - binds the loop hooks of optimizers with extra closure passes (`bind_loop(LoopHooks(...))`):
   during passes that are not to be reported (perturbed weights, probes) `self.log` /
   `self.log_dict` do nothing and every torchmetrics metric of the module gets its state back,
@@ -92,8 +92,11 @@ def refusal(trainer: L.Trainer, name: str, needs: LoopNeeds) -> str | None:
         )
     if precision.startswith(("16", "bf16")) and not needs.half_precision:
         return f"trainer.precision={precision!r} {because}; use 32-true"
+    clip = trainer.gradient_clip_val
+    if clip is not None and clip > 0 and not needs.gradient_clipping:
+        return f"trainer.gradient_clip_val={clip} {because}"
     if trainer.world_size > 1 and needs.ddp == "unsupported":
-        return f"trainer.strategy (DDP, world size {trainer.world_size}) {because}"
+        return f"trainer.strategy with world size {trainer.world_size} {because}"
     return None
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,6 +30,8 @@ from optiforge.optimizers.sharpness_pass import SharpnessPass
 
 DDPSupport = Literal["parity", "per_rank", "unsupported"]
 DDP_SUPPORT = ("parity", "per_rank", "unsupported")
+Reported = Literal["pre_step", "first_evaluation"]
+REPORTED = ("pre_step", "first_evaluation")
 ADAPTER = "optiforge.callbacks.OptimizerAdapter"
 
 
@@ -59,6 +61,11 @@ class LoopNeeds:
         gradient_scaler: correct under fp16 AMP with a gradient scaler (which calls the closure
             once and steps without it; so never for an optimizer that needs its closure).
         half_precision: correct with 16-bit losses and gradients (bf16-mixed, 16-true).
+        gradient_clipping: correct when the loop clips the gradients after every closure call
+            (what Lightning's `gradient_clip_val` does).
+        reports: which closure pass is to be reported (`SharpnessPass.log` True): "pre_step",
+            passes at the weights before the step; "first_evaluation", the first evaluation of
+            the step, which may be at perturbed weights (MeZO evaluates f(w + eps z) first).
         reason: one line for the refusals: why the clauses declared False cannot hold.
     """
 
@@ -72,11 +79,15 @@ class LoopNeeds:
     accumulation: bool = True
     gradient_scaler: bool = True
     half_precision: bool = True
+    gradient_clipping: bool = True
+    reports: Reported = "pre_step"
     reason: str = ""
 
     def __post_init__(self) -> None:
         if self.ddp not in DDP_SUPPORT:
             raise ValueError(f"ddp must be one of {list(DDP_SUPPORT)}, got {self.ddp!r}")
+        if self.reports not in REPORTED:
+            raise ValueError(f"reports must be one of {list(REPORTED)}, got {self.reports!r}")
         implied = {
             "extra_passes needs closure": self.extra_passes and not self.closure,
             "sharpness_pass needs extra_passes": self.sharpness_pass and not self.extra_passes,
@@ -89,7 +100,8 @@ class LoopNeeds:
         broken = [rule for rule, violated in implied.items() if violated]
         if broken:
             raise ValueError(f"inconsistent LoopNeeds: {'; '.join(broken)}")
-        refuses = not (self.accumulation and self.half_precision and self.gradient_scaler)
+        supports = (self.accumulation, self.half_precision, self.gradient_scaler)
+        refuses = not all((*supports, self.gradient_clipping))
         refuses = refuses or self.ddp == "unsupported"
         if refuses and not self.reason:
             raise ValueError("LoopNeeds: a declaration that refuses a setting needs a reason")
@@ -164,14 +176,27 @@ def _from_lightning(closure: Any) -> bool:
 
 
 class LoopBinding:
-    """Mixin of the optimizers with `extra_passes`: holds the loop's `LoopHooks`.
+    """Mixin of the optimizers with `extra_passes`: holds the loop's `LoopHooks` and announces
+    each closure pass (`loop_pass`).
 
     `bind_loop(hooks)` is how a loop (the adapter) gives them; `bind_loop(None)` goes back to the
     plain-loop defaults. Under Lightning without the adapter, the first step warns once, naming
     it: the passes at other weights would otherwise be logged silently."""
 
     loop_hooks: LoopHooks = UNBOUND
+    sharpness_pass: SharpnessPass | None = None  # the pass of the closure call running now
     _warned_unbound: bool = False
+
+    @contextlib.contextmanager
+    def loop_pass(self, sharp: SharpnessPass) -> Iterator[SharpnessPass]:
+        """Around closure calls of one kind: `sharpness_pass(self)` returns `sharp` to the
+        closure, inside the loop's `pass_context(sharp)`."""
+        self.sharpness_pass = sharp
+        try:
+            with self.loop_hooks.pass_context(sharp):
+                yield sharp
+        finally:
+            self.sharpness_pass = None
 
     def bind_loop(self, hooks: LoopHooks | None) -> None:
         """Use `hooks` for the following steps (None: the plain-loop defaults)."""

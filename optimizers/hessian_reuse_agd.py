@@ -71,8 +71,9 @@ class HessianReuseAGD(Optimizer):
         graph=True,
         ddp="unsupported",
         gradient_scaler=False,
+        gradient_clipping=False,
         reason="its step needs its closure, and its Hessian comes from the graph of this "
-        "process's gradients (DDP all-reduces first-order gradients only)",
+        "process's gradients, which neither clipping nor DDP's all-reduce reaches",
     )
 
     def __init__(

@@ -91,9 +91,11 @@ class NSGDHess(LoopBinding, Optimizer):
 
     loop_needs = multi_pass(
         "it evaluates its closure 2-3 times per step (at x̂_t and x_t), and its "
-        "finite-difference HVP of 16-bit gradients is rounding noise",
+        "finite-difference HVP of 16-bit or clipped gradients is not the Hessian's product "
+        "(Clip NSGDHess clips by itself)",
         graph=True,
         half_precision=False,
+        gradient_clipping=False,
     )
 
     def __init__(
@@ -195,7 +197,7 @@ class NSGDHess(LoopBinding, Optimizer):
         torch._foreach_add_(tracked, v, alpha=q - 1.0)  # x̂_t = x_t - (1 - q_t) v_t
         try:
             # the closure calls at x̂_t (x̂_t ± h v) are away from x_t: not to be reported
-            with self.loop_hooks.pass_context(SharpnessPass(perturbed=True, log=False)):
+            with self.loop_pass(SharpnessPass(perturbed=True, log=False)):
                 if self.hvp_method() == "autograd":
                     hv = self._autograd_hvp(closure, tracked, v)
                 else:

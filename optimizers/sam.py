@@ -91,7 +91,6 @@ class SAM(LoopBinding, Optimizer):
         self.param_groups = self.base_optimizer.param_groups
         self.state = self.base_optimizer.state
         self.local_ascent = local_ascent
-        self.sharpness_pass: SharpnessPass | None = None
         self._weight_buffers: dict[torch.Tensor, torch.Tensor] = {}
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
@@ -107,14 +106,9 @@ class SAM(LoopBinding, Optimizer):
         """Evaluate the closure under `sharp` (without gradient sync for a local ascent; a probe
         runs without autograd, so DDP does not wait for a backward that never comes), inside
         the loop's `pass_context(sharp)`."""
-        self.sharpness_pass = sharp
-        hooks = self.loop_hooks
-        context = hooks.no_sync() if ascent and self.local_ascent else contextlib.nullcontext()
-        try:
-            with torch.set_grad_enabled(not sharp.probe), context, hooks.pass_context(sharp):
-                loss = closure()
-        finally:
-            self.sharpness_pass = None
+        sync = self.loop_hooks.no_sync if ascent and self.local_ascent else contextlib.nullcontext
+        with torch.set_grad_enabled(not sharp.probe), sync(), self.loop_pass(sharp):
+            loss = closure()
         sharp.check_honoured(type(self).__name__)
         return loss
 

@@ -49,6 +49,7 @@ class ZerothOrder(LoopBinding, Optimizer):
         forward_only=True,
         ddp="per_rank",
         half_precision=False,
+        reports="first_evaluation",
     )
     direction_kind: DirectionKind = "gaussian"
 
@@ -66,7 +67,6 @@ class ZerothOrder(LoopBinding, Optimizer):
         self.steps = 0
         self.evaluations = 0
         self.restored_entries = 0
-        self.sharpness_pass: SharpnessPass | None = None
         self.frozen: set[int]  # ids of the parameters left alone, set by add_param_group
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
@@ -91,12 +91,8 @@ class ZerothOrder(LoopBinding, Optimizer):
 
     def _evaluate(self, closure: Closure, reported: bool, perturbed_weights: bool) -> float:
         sharp = SharpnessPass(perturbed=perturbed_weights, log=reported)
-        self.sharpness_pass = sharp
-        try:
-            with torch.no_grad(), self.loop_hooks.pass_context(sharp):
-                loss = closure()
-        finally:
-            self.sharpness_pass = None
+        with torch.no_grad(), self.loop_pass(sharp):
+            loss = closure()
         self.evaluations += 1
         if any(p.grad is not None for p in self._params()):
             raise RuntimeError(

@@ -14,7 +14,7 @@ from optiforge.datamodules import DigitsDataModule
 from optiforge.lightning_modules import Classifier
 from optiforge.optimizers import MeZO, TelescopingZO
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli, run_train_py
-from tests.fake_trainer import fake_trainer
+from tests.trainers import fake_trainer
 
 QUIET = ["--trainer.logger", "false", "--trainer.enable_progress_bar", "false"]
 QUIET += ["--test_after_fit", "false"]

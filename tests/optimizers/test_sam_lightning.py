@@ -13,7 +13,7 @@ import torch
 from optiforge.callbacks import OptimizerAdapter
 from optiforge.optimizers import SAM, LoopHooks, NSGDHess
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli
-from tests.fake_trainer import fake_trainer
+from tests.trainers import fake_trainer
 
 SAM_CONFIG = PROJECT_ROOT / "configs" / "optimizers" / "m_sharpness_digits_sam.yaml"
 
