@@ -158,19 +158,13 @@ UNBOUND = LoopHooks()
 def _from_lightning(closure: Any) -> bool:
     """True when `closure` was made by Lightning's training loop (its precision plugin wraps the
     loop's closure in a `functools.partial` of one of its bound methods)."""
-    seen = 0
-    while seen < 8:
-        seen += 1
-        owner = getattr(closure, "__self__", None)
-        for candidate in (closure, owner):
-            module = type(candidate).__module__ if candidate is not None else ""
-            if module.startswith(("lightning.", "pytorch_lightning.")):
-                return True
-        if isinstance(closure, functools.partial):
-            closure = closure.func
-        elif owner is not None:
-            closure = getattr(closure, "__func__", None)
-        else:
+    for _ in range(8):  # partials of bound methods, a few levels deep
+        owners = (closure, getattr(closure, "__self__", None))
+        modules = [type(owner).__module__ for owner in owners if owner is not None]
+        if any(module.startswith(("lightning.", "pytorch_lightning.")) for module in modules):
+            return True
+        closure = closure.func if isinstance(closure, functools.partial) else None
+        if closure is None:
             return False
     return False
 
@@ -207,7 +201,9 @@ class LoopBinding:
         if self.loop_hooks is UNBOUND and not self._warned_unbound and _from_lightning(closure):
             self._warned_unbound = True
             local = (
-                " (and a DDP local_ascent is not local)" if loop_needs(self).local_ascent else ""
+                " (and a DDP local_ascent is not local)"
+                if getattr(self, "local_ascent", False)
+                else ""
             )
             warnings.warn(
                 f"{type(self).__name__} runs under a Lightning Trainer without {ADAPTER}: its "

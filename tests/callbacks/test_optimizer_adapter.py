@@ -162,7 +162,19 @@ def test_refusals_name_the_flag_the_optimizer_and_why(
 
 def test_without_the_adapter_lightning_runs_warn_once_naming_it(tmp_path: Path) -> None:
     """SAM in a Trainer without OptimizerAdapter: one warning naming it over 8 steps; with it,
-    none."""
+    or in a plain torch loop, none."""
+    module = NaiveRegression(False)
+    optimizer = module.configure_optimizers()
+
+    def closure() -> Tensor:
+        optimizer.zero_grad()
+        loss = F.mse_loss(module.net(X).squeeze(-1), Y)
+        loss.backward()
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        optimizer.step(closure)
     for callbacks, expected in (([], 1), ([OptimizerAdapter()], 0)):
         trainer = quiet_trainer(max_epochs=2, callbacks=callbacks)
         with warnings.catch_warnings(record=True) as caught:
