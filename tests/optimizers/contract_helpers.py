@@ -1,5 +1,6 @@
-"""A tiny regression, a closure that honours every `LoopNeeds` clause, and plain torch runs of any
-registered optimizer on it: what the contract tests compare Lightning and DDP runs against."""
+"""A tiny regression, a closure that honours every `LoopNeeds` clause, plain torch runs of any
+registered optimizer on it (what the contract tests compare Lightning and DDP runs against), and
+the DDP worker (here, so that the spawned ranks import no Lightning)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import contextlib
 from collections.abc import Callable
 
 import torch
+import torch.distributed as dist
 from torch import Tensor, nn
+from torch.nn.parallel import DistributedDataParallel
 
-from optiforge.optimizers import create, loop_needs, wants_graph
+from optiforge.optimizers import LoopHooks, available, create, loop_needs, needs, wants_graph
 from optiforge.optimizers.sharpness_pass import sharpness_pass
+from tests.two_ranks import WORLD_SIZE
 
 BATCH = 64  # MSAM's default m = 32 divides it; NSAM's default B = 32 leaves 32 ascent rows
 FEATURES = 5
@@ -91,3 +95,28 @@ def plain_run(
         data = (torch.cat([x for x, _ in parts]), torch.cat([y for _, y in parts]))
         optimizer.step(make_closure(net, optimizer, data, **closure_options))
     return flat(net)
+
+
+DDP_NAMES = [name for name in available() if needs(name).ddp != "unsupported"]
+DDP_STEPS = 3
+
+
+def ddp_worker(rank: int, out: str) -> None:
+    """Every DDP-capable optimizer, one after the other, DDP_STEPS steps on this rank's half of
+    a 2 x BATCH batch (the DDP model's no_sync bound, as the adapter does)."""
+    finals = {}
+    for name in DDP_NAMES:
+        model = DistributedDataParallel(network())
+        optimizer = create(name, model.parameters())
+        if loop_needs(optimizer).extra_passes:
+            optimizer.bind_loop(LoopHooks(no_sync=model.no_sync))
+        for step in range(DDP_STEPS):
+            x, y = batch(step, WORLD_SIZE * BATCH)
+            rows = slice(rank * BATCH, (rank + 1) * BATCH)
+            optimizer.step(make_closure(model, optimizer, (x[rows], y[rows])))
+        local = flat(model.module)
+        gathered = [torch.zeros_like(local) for _ in range(WORLD_SIZE)]
+        dist.all_gather(gathered, local)
+        finals[name] = torch.stack(gathered)
+    if rank == 0:
+        torch.save(finals, out)

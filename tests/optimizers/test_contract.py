@@ -11,18 +11,19 @@ from pathlib import Path
 import lightning as L
 import pytest
 import torch
-import torch.distributed as dist
 from torch import Tensor
-from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 from torchmetrics import MeanMetric
 
 from optiforge.callbacks import OptimizerAdapter
-from optiforge.optimizers import LoopHooks, available, create, loop_needs, needs, wants_graph
+from optiforge.optimizers import available, create, needs, wants_graph
 from optiforge.optimizers.sharpness_pass import sharpness_pass
 from tests.optimizers.contract_helpers import (
     BATCH,
+    DDP_NAMES,
+    DDP_STEPS,
     batch,
+    ddp_worker,
     flat,
     make_closure,
     network,
@@ -242,31 +243,6 @@ def test_lightning_run_equals_the_plain_loop_or_is_refused(name: str, setting: s
     logged = expected_logged_loss(module, declared.reports, setting == "bf16-mixed")
     for key in ("train/loss", "train/mean"):
         assert float(trainer.callback_metrics[key]) == pytest.approx(logged, rel=1e-5)
-
-
-DDP_NAMES = [name for name in NAMES if needs(name).ddp != "unsupported"]
-DDP_STEPS = 3
-
-
-def ddp_worker(rank: int, out: str) -> None:
-    """Every DDP-capable optimizer, one after the other, DDP_STEPS steps on this rank's half of
-    a 2 x BATCH batch (the DDP model's no_sync bound, as the adapter does)."""
-    finals = {}
-    for name in DDP_NAMES:
-        model = DistributedDataParallel(network())
-        optimizer = create(name, model.parameters())
-        if loop_needs(optimizer).extra_passes:
-            optimizer.bind_loop(LoopHooks(no_sync=model.no_sync))
-        for step in range(DDP_STEPS):
-            x, y = batch(step, WORLD_SIZE * BATCH)
-            rows = slice(rank * BATCH, (rank + 1) * BATCH)
-            optimizer.step(make_closure(model, optimizer, (x[rows], y[rows])))
-        local = flat(model.module)
-        gathered = [torch.zeros_like(local) for _ in range(WORLD_SIZE)]
-        dist.all_gather(gathered, local)
-        finals[name] = torch.stack(gathered)
-    if rank == 0:
-        torch.save(finals, out)
 
 
 @pytest.fixture(scope="module")
