@@ -26,7 +26,9 @@ routes may be built or replayed in any order (MVMoE's own env drives them in ord
 route full while a linehaul is unserved; it accepts the same sets of routes); PyVRP cannot
 express it (`pyvrp_solver.py`).
 
-The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`.
+The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`,
+except for the distance limit, where the slack is `FEASIBILITY_TOLERANCE` absolute (MVMoE's
+`round_error_epsilon`: a route of length 3.0000147 fails at L = 3).
 The env masks with half that slack (`DECODING_TOLERANCE`): its float32 sums over a route drift
 by ~1e-6 relative, and with equal slack a route ending within that drift of the bound passed
 the env's mask yet failed the validator (1 in 1000 VRPL and OVRPTW instances at n = 100).

@@ -15,10 +15,11 @@ How each attribute maps onto PyVRP:
   `benchmarks/mvmoe_signed_reference.py`; but not always: on 800 instances of the 8 backhaul
   variants at 500 iterations, 371 broke it), then repaired (`signed_repair`): a route whose
   pickups overtake its deliveries keeps its backhauls up to that point and the rest becomes a
-  backhaul-only route. The repair is valid by construction and never breaks a time window or
-  the distance limit; the reference is an upper bound on the signed optimum. Every solution is
-  still checked under the signed rule; an invalid one would be reported (a warning) with cost
-  NaN, excluded from gaps.
+  backhaul-only route; backhaul-only routes are then moved behind the others (`route_order`),
+  the order MVMoE's env drives them in. The repair is valid by construction and never breaks a
+  time window or the distance limit; the reference is an upper bound on the signed optimum.
+  Every solution is still checked under the signed rule; an invalid one would be reported (a
+  warning) with cost NaN, excluded from gaps.
 * O: arcs into the depot have distance and duration 0, and the depot has no closing time.
 * L: `max_distance` on the vehicle type.
 * TW: client `tw_early`/`tw_late`/`service_duration`; the depot's window is the shift.
@@ -49,12 +50,14 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import torch
 from pyvrp import Model, Result
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.route_order import mvmoe_route_order
 from optiforge.problems.vrp.signed_repair import repair_signed_routes
 from optiforge.problems.vrp.validator import validate, validate_batch
 
@@ -175,6 +178,11 @@ def solve_arrays(
             sequence = repair_signed_routes(
                 sequence, arrays["linehaul_demand"], arrays["backhaul_demand"]
             )
+            sequence = mvmoe_route_order(
+                torch.from_numpy(sequence)[None],
+                torch.from_numpy(arrays["linehaul_demand"])[None],
+                torch.ones(1, dtype=torch.bool),
+            )[0].numpy()
     cost = route_length(arrays["locs"], sequence, bool(arrays["open_route"]))
     return PyVRPSolution(sequence, cost, result.num_iterations, result.runtime)
 
