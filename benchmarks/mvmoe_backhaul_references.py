@@ -19,7 +19,7 @@ Per variant, on the first `--instances` instances of MVMoE's test file (1 thread
   (min of the as-a-set published solutions and the repaired PyVRP), to the new one, and on the
   published-valid instances to the published solution alone.
 
-Writes `--output-dir`/mvmoe_backhaul_references.{json,md}.
+Writes `--output-dir`/mvmoe_backhaul_references_n<size>.{json,md}.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = {name: variant_row(name, models, args) for name in args.variants}
     args.output_dir.mkdir(parents=True, exist_ok=True)
     payload = {"settings": {k: str(v) for k, v in vars(args).items()}, "rows": rows}
-    stem = args.output_dir / "mvmoe_backhaul_references"
+    stem = args.output_dir / f"mvmoe_backhaul_references_n{args.size}"
     stem.with_suffix(".json").write_text(json.dumps(payload, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(rows, args))
 
