@@ -98,7 +98,7 @@ def suite_set(name: str, size: int, args: argparse.Namespace) -> tuple[VRPBatch,
         return batch, cost, f"MVMoE file, published ({int(missing * len(cost))} without)"
     rows = slice(0, args.generated_instances)
     batch, cost = batch.index(rows), cost[rows]
-    solved = pyvrp_costs(batch, f"mvmoe_fill_{name}_n{size}_k{batch.batch_size}", args)
+    solved = pyvrp_costs(batch, f"mvmoe_fill_rr_{name}_n{size}_k{batch.batch_size}", args)
     best = np.fmin(cost, solved)
     return batch, best, f"MVMoE file, PyVRP {args.iterations} it. ({missing:.0%} published invalid)"
 

@@ -62,7 +62,7 @@ def ours(
     if model == "optiforge MTLKDStudent":
         policy = load_policy(SHIPPED_DIR / "student_n50.pt")
     else:
-        policy = load_policy(shipped_teacher_path("CVRP"))
+        policy = load_policy(shipped_teacher_path("CVRP", convention="routefinder"))
 
     def decode() -> object:
         return policy(batch, 1, "greedy")

@@ -243,7 +243,7 @@ class VRPDataModule(L.LightningDataModule):
         budget = "none" if self.reference_iterations is None else str(self.reference_iterations)
         backhaul = "mixed" if self.mixed_backhaul else "strict"
         if self.convention == "mvmoe":
-            backhaul = "signed"
+            backhaul = "signedrr"  # signed rule, references improved by `signed_search`
         count, seed = self.counts[split], self.seed
         stem = f"{split}_{variant_name}_n{size}_k{count}_seed{seed}_{self.convention}_{backhaul}"
         stem += f"_i{budget}"

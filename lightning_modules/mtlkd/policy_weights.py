@@ -30,6 +30,7 @@ from optiforge.lightning_modules.mtlkd.features import (
 )
 from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.problems.vrp.generator import CONVENTIONS, Convention
 from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
@@ -52,9 +53,18 @@ class MissingWeightsFile(FileNotFoundError, ValueError):
     reports a constructor's ValueError in one line before anything is written)."""
 
 
-def shipped_teacher_path(variant_name: str, num_customers: int = 50) -> Path:
-    """Path of the shipped teacher of `variant_name` (e.g. "CVRP") at size `num_customers`."""
-    return SHIPPED_DIR / f"teacher_{variant_name.lower()}_n{num_customers}.pt"
+def shipped_teacher_path(
+    variant_name: str, num_customers: int = 50, *, convention: Convention
+) -> Path:
+    """Path of the shipped teacher of `variant_name` (e.g. "CVRP") at size `num_customers`
+    trained on `convention`'s instances: "mvmoe" (`teacher_<variant>_mvmoe_n<size>.pt`, what
+    the MTL-KD configs use, instance-scaled features) or "routefinder"
+    (`teacher_<variant>_n<size>.pt`, raw features). No default: the two differ in instances
+    and features, and a silent default once picked the other one than the configs."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
+    tag = "_mvmoe" if convention == "mvmoe" else ""
+    return SHIPPED_DIR / f"teacher_{variant_name.lower()}{tag}_n{num_customers}.pt"
 
 
 def resolve_weights(path: str | Path) -> Path:

@@ -14,7 +14,9 @@ One iteration, for every instance of the batch at once:
    segment's customers are served. The env's masks keep it feasible; prefix + new segment +
    untouched routes is therefore a feasible solution.
 5. Keep the candidate where it is strictly shorter.
-Never worse, never infeasible (tested with the validator over all 16 variants).
+Never worse, never infeasible (tested with the validator over all 16 variants). The env judges
+MVMoE's signed load rule per route, so the result's routes are put into an order MVMoE's env
+accepts before they are returned (`optiforge.problems.vrp.route_order`, the cost unchanged).
 
 Random draws: every instance has its own stream (`instance_streams`: seeded from one draw of
 the caller's generator and the instance's data), so an instance's result does not depend on the
@@ -39,6 +41,7 @@ from optiforge.problems.seeded_draws import integers
 from optiforge.problems.vrp import env
 from optiforge.problems.vrp.env import VRPState
 from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.route_order import mvmoe_route_order
 
 
 class Reconstructor(Protocol):
@@ -145,6 +148,7 @@ def r3c(
         best = torch.where(better[:, None], _pad(candidate, width), _pad(best, width))
         best_cost = torch.where(better, candidate_cost, best_cost)
         history.append(best_cost)
+    best = mvmoe_route_order(best, batch.linehaul_demand, batch.signed_load)
     return best, best_cost, torch.stack(history)
 
 

@@ -87,8 +87,10 @@ class MTLKDStudent(VRPEvaluationModule):
             or "instance" (times / horizon, lengths / limit; `features.py`). Each teacher keeps
             the scaling its weights file records, which may differ.
         teachers: variant name -> teacher weights file (a POMOTeacher's, trained on that
-            variant when the file records it); None = the shipped n = 50 teachers of the 6
-            seen variants. A training instance whose variant has no teacher raises.
+            variant when the file records it); None = the shipped n = 50 RouteFinder-convention
+            teachers (`teacher_<variant>_n50.pt`, raw features, matching this class's defaults
+            and the datamodule's default convention) of the 6 seen variants; the MTL-KD configs
+            name the mvmoe ones. A training instance whose variant has no teacher raises.
         kd_direction: "forward" (KL(teacher || student), default) or "reverse".
         temperature: tau > 0 of the distillation.
         trajectory: who rolls out the distilled states: "teacher" (sampled) or "student".
@@ -160,7 +162,10 @@ class MTLKDStudent(VRPEvaluationModule):
             )
         # None stays None in the hyperparameters: a checkpoint then means "the shipped teachers
         # of this install", not the absolute paths of the machine it was trained on.
-        files = teachers or {name: str(shipped_teacher_path(name)) for name in SEEN_VARIANTS}
+        files = teachers or {
+            name: str(shipped_teacher_path(name, convention="routefinder"))
+            for name in SEEN_VARIANTS
+        }
         teacher_policies = {name: load_teacher(name, path) for name, path in files.items()}
         self.save_hyperparameters(
             ignore=[

@@ -7,6 +7,8 @@
 - "augment": "multistart" on each of the 8 symmetric copies of `augment_8`, best of 8 S. Copy
   0 is the identity, so it is never worse than "multistart" (up to float rounding of ties).
 Selection uses the env's cost; the reported cost is recomputed by the validator (the module).
+The env judges MVMoE's signed load rule per route; the returned routes are put into an order
+MVMoE's env accepts (`optiforge.problems.vrp.route_order`, same cost).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout
 from optiforge.problems.vrp import env
 from optiforge.problems.vrp.augment import augment_8
 from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.route_order import mvmoe_route_order
 
 InferenceMode = Literal["greedy", "multistart", "augment"]
 INFERENCE_MODES: tuple[str, ...] = ("greedy", "multistart", "augment")
@@ -56,4 +59,7 @@ def solve(
     costs = env.cost(rollout.state).view(-1, batch.batch_size)  # [K S, B]
     best = costs.argmin(0)
     rows = best * batch.batch_size + torch.arange(batch.batch_size, device=best.device)
-    return env.solution(rollout.state)[rows], costs.gather(0, best[None]).squeeze(0)
+    sequence = mvmoe_route_order(
+        env.solution(rollout.state)[rows], batch.linehaul_demand, batch.signed_load
+    )
+    return sequence, costs.gather(0, best[None]).squeeze(0)

@@ -29,11 +29,13 @@ unserved customer is feasible on an out-and-back route, which `VRPBatch.check()`
 (run when a batch is built and again by `reset`).
 The mask is exact: a prefix plus a legal action can always be completed (close the route, then
 one route per remaining customer), and an illegal customer action can never be completed.
-Like the validator, the env judges the signed rule per route, whatever the order of the routes:
-MVMoE's env drives routes in order (a route's remaining capacity starts at Q while a linehaul
-is unserved, so backhaul-only routes come last), which accepts the same sets of routes; here a
-backhaul-only route may be built at any point, so replaying routes in any order (R3C's route
-reordering) stays legal.
+The env judges the signed rule per route, whatever the order of the routes (the validator's
+`route_order="any"`): MVMoE's env drives routes in order (a route's remaining capacity starts at
+Q while a linehaul is unserved, so backhaul-only routes come last), which accepts the same sets
+of routes once they are reordered; here a backhaul-only route may be built at any point, so
+replaying routes in any order (R3C's route reordering) stays legal, and every solution the
+models return is put into MVMoE's order first (`optiforge.problems.vrp.route_order`). The
+distance limit gets `DECODING_TOLERANCE` absolute slack (the validator's is absolute there).
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def _initial_state(batch: VRPBatch, num_starts: int) -> VRPState:
         peak_surplus=zeros,
         after_backhaul=torch.zeros_like(instance, dtype=torch.bool),
         capacity_limit=slack_limit(rows.capacity),
-        length_limit=slack_limit(rows.distance_limit),
+        length_limit=rows.distance_limit + DECODING_TOLERANCE,  # absolute, as the validator
         close_limit=torch.where(
             rows.open_route, torch.inf, slack_limit(rows.time_windows[:, 0, 1])
         ),

@@ -17,16 +17,18 @@ MVMoE's rule; `mixed_backhaul` is then irrelevant and linehauls and backhauls in
 under this rule alone). Signed: demands are signed (linehaul +q, backhaul -p); a vehicle's
 remaining capacity L starts at Q when it leaves the depot while some linehaul customer is
 unserved, else at 0; serving a customer does L -= signed demand; feasible iff 0 <= L <= Q after
-every customer (a linehaul q needs q <= L, a backhaul p needs L + p <= Q). On one route, which
-makes the rule independent of the order of the routes: a route with a linehaul customer needs
-0 <= D_k - P_k <= Q for every prefix k (D_k linehaul delivered, P_k backhaul picked up so far);
-a pure-backhaul route needs P <= Q (it can only be driven once no linehaul is left, which some
-order of the routes always allows). The env and the validator both apply it per route, so
-routes may be built or replayed in any order (MVMoE's own env drives them in order, starting a
-route full while a linehaul is unserved; it accepts the same sets of routes); PyVRP cannot
-express it (`pyvrp_solver.py`).
+every customer (a linehaul q needs q <= L, a backhaul p needs L + p <= Q). On one route: a
+route with a linehaul customer needs 0 <= D_k - P_k <= Q for every prefix k (D_k linehaul
+delivered, P_k backhaul picked up so far); a pure-backhaul route needs P <= Q and can only be
+driven once no linehaul is left. MVMoE's env drives the routes in the order given, and so does
+the validator by default (`route_order="as_given"`); the env masks per route (routes may be
+built or replayed in any order), and solutions are put into MVMoE's order before they are
+returned (`route_order.py`: backhaul-only routes last; some order passes iff every route passes
+on its own). PyVRP cannot express the rule (`pyvrp_solver.py`, `signed_search.py`).
 
-The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`.
+The validator (float64) accepts `value <= limit + FEASIBILITY_TOLERANCE * max(1, |limit|)`,
+except for the distance limit, where the slack is `FEASIBILITY_TOLERANCE` absolute (MVMoE's
+`round_error_epsilon`: a route of length 3.0000147 fails at L = 3).
 The env masks with half that slack (`DECODING_TOLERANCE`): its float32 sums over a route drift
 by ~1e-6 relative, and with equal slack a route ending within that drift of the bound passed
 the env's mask yet failed the validator (1 in 1000 VRPL and OVRPTW instances at n = 100).

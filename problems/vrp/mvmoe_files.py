@@ -143,7 +143,7 @@ def _batch(path: Path, spec: Variant, raw: dict[str, np.ndarray]) -> VRPBatch:
         raise ValueError(f"{path}: {error}") from None
 
 
-def _float32(batch: VRPBatch) -> VRPBatch:
+def as_float32(batch: VRPBatch) -> VRPBatch:
     """`batch` with float32 numbers (what the models and the generator use)."""
     arrays = batch_arrays(batch)
     return batch_from_arrays(
@@ -206,7 +206,7 @@ def load_mvmoe_set(
         )
     cost = torch.from_numpy(reference_cost)
     return VRPEvalBatch(
-        _float32(batch), cost, torch.ones_like(cost), f"MVMoE/{variant_name}/n{size}"
+        as_float32(batch), cost, torch.ones_like(cost), f"MVMoE/{variant_name}/n{size}"
     )
 
 

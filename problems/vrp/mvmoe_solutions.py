@@ -24,7 +24,7 @@ import numpy as np
 
 from optiforge.problems.vrp.instance import VRPBatch
 from optiforge.problems.vrp.restricted_pickle import load_pickle
-from optiforge.problems.vrp.validator import validate_batch
+from optiforge.problems.vrp.validator import RouteOrder, validate_batch
 
 # "instance 3: route 1 [4, 2]: capacity: load 12 > 10" or "instance 3: visits: customer ..."
 _CONSTRAINT = re.compile(r"instance (\d+): (?:route \d+ \[[^\]]*\]: )?([^:]+):")
@@ -143,8 +143,12 @@ def _entries(path: Path, num_instances: int, num_nodes: int) -> tuple[np.ndarray
     return reported, routes
 
 
-def solver_costs(solver: str, path: Path, batch: VRPBatch) -> SolverCosts:
-    """The costs of result file `path` on `batch` (its first B entries), validated.
+def solver_costs(
+    solver: str, path: Path, batch: VRPBatch, route_order: RouteOrder = "as_given"
+) -> SolverCosts:
+    """The costs of result file `path` on `batch` (its first B entries), validated; signed
+    routes judged in the file's order, as MVMoE's env drives them (`route_order`, see
+    `validate`).
 
     Warns once if solutions are excluded, with their number per reason.
     """
@@ -153,7 +157,11 @@ def solver_costs(solver: str, path: Path, batch: VRPBatch) -> SolverCosts:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         validated = validate_batch(
-            batch, [route or [] for route in routes], on_infeasible="warn", solver=solver
+            batch,
+            [route or [] for route in routes],
+            on_infeasible="warn",
+            solver=solver,
+            route_order=route_order,
         )
     reasons: Counter[str] = Counter()
     example = ""

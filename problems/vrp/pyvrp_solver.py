@@ -16,9 +16,13 @@ How each attribute maps onto PyVRP:
   variants at 500 iterations, 371 broke it), then repaired (`signed_repair`): a route whose
   pickups overtake its deliveries keeps its backhauls up to that point and the rest becomes a
   backhaul-only route. The repair is valid by construction and never breaks a time window or
-  the distance limit; the reference is an upper bound on the signed optimum. Every solution is
-  still checked under the signed rule; an invalid one would be reported (a warning) with cost
-  NaN, excluded from gaps.
+  the distance limit. Linehaul-first routes cannot use what the signed rule allows (a route
+  that picked up p may deliver p more), so the repaired solution is then improved under the
+  rule itself by `signed_rounds` ruin-and-recreate rounds (`signed_search`; default 4 x
+  `iterations`), and its backhaul-only routes are moved behind the others (`route_order`), the
+  order MVMoE's env drives them in. The reference is an upper bound on the signed optimum.
+  Every solution is still checked under the signed rule; an invalid one would be reported (a
+  warning) with cost NaN, excluded from gaps.
 * O: arcs into the depot have distance and duration 0, and the depot has no closing time.
 * L: `max_distance` on the vehicle type.
 * TW: client `tw_early`/`tw_late`/`service_duration`; the depot's window is the shift.
@@ -49,13 +53,17 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import torch
 from pyvrp import Model, Result
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.instance import VRPBatch
+from optiforge.problems.vrp.route_order import mvmoe_route_order
+from optiforge.problems.vrp.routes import split_routes
 from optiforge.problems.vrp.signed_repair import repair_signed_routes
+from optiforge.problems.vrp.signed_search import improve_signed, routes_to_sequence
 from optiforge.problems.vrp.validator import validate, validate_batch
 
 DEMAND_SCALE = 1_000_000
@@ -63,6 +71,7 @@ SLACK = 1e-6
 DEFAULT_ITERATIONS = 1000
 BackhaulModel = Literal["strict", "mixed"]
 SIGNED_AS: BackhaulModel = "strict"
+SIGNED_ROUNDS_PER_ITERATION = 4
 
 
 @dataclass(frozen=True)
@@ -158,9 +167,11 @@ def solve_arrays(
     scale: int,
     seed: int,
     signed_as: BackhaulModel = SIGNED_AS,
+    signed_rounds: int = 0,
 ) -> PyVRPSolution:
-    """Solve one instance given as `instance_arrays` with `iterations` PyVRP iterations; raise
-    if PyVRP finds nothing feasible. Its cost is not yet validated (`PyVRPSolver.solve` does)."""
+    """Solve one instance given as `instance_arrays` with `iterations` PyVRP iterations (and,
+    on a signed instance, `signed_rounds` rounds of `signed_search`); raise if PyVRP finds
+    nothing feasible. Its cost is not yet validated (`PyVRPSolver.solve` does)."""
     stop = MaxIterations(iterations)
     result = build_model(arrays, scale, signed_as).solve(stop, seed=seed, display=False)
     if not result.is_feasible():
@@ -175,6 +186,12 @@ def solve_arrays(
             sequence = repair_signed_routes(
                 sequence, arrays["linehaul_demand"], arrays["backhaul_demand"]
             )
+            routes = improve_signed(arrays, split_routes(sequence), signed_rounds, seed)
+            sequence = mvmoe_route_order(
+                torch.from_numpy(routes_to_sequence(routes))[None],
+                torch.from_numpy(arrays["linehaul_demand"])[None],
+                torch.ones(1, dtype=torch.bool),
+            )[0].numpy()
     cost = route_length(arrays["locs"], sequence, bool(arrays["open_route"]))
     return PyVRPSolution(sequence, cost, result.num_iterations, result.runtime)
 
@@ -187,7 +204,9 @@ class PyVRPSolver:
             budget, same solutions (`DEFAULT_ITERATIONS` ~ the former 1 s at n = 50).
         num_workers: parallel processes (>= 1); 1 solves in this process.
         scale: integer scaling of lengths and times (>= 1), see the module docstring.
-        seed: PyVRP's random seed (the same for every instance).
+        seed: PyVRP's random seed (the same for every instance), also the signed search's.
+        signed_rounds: ruin-and-recreate rounds on signed-load instances (MVMoE's backhauls,
+            `signed_search`) after PyVRP; None = 4 x `iterations`; other instances ignore it.
     """
 
     def __init__(
@@ -196,6 +215,7 @@ class PyVRPSolver:
         num_workers: int = 1,
         scale: int = 100_000,
         seed: int = 0,
+        signed_rounds: int | None = None,
     ) -> None:
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
@@ -203,7 +223,18 @@ class PyVRPSolver:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
         if scale < 1:
             raise ValueError(f"scale must be >= 1, got {scale}")
+        if signed_rounds is not None and (
+            isinstance(signed_rounds, bool)
+            or not isinstance(signed_rounds, int)
+            or signed_rounds < 0
+        ):
+            raise ValueError(
+                f"signed_rounds must be None or an integer >= 0, got {signed_rounds!r}"
+            )
         self.iterations = iterations
+        self.signed_rounds = SIGNED_ROUNDS_PER_ITERATION * iterations
+        if signed_rounds is not None:
+            self.signed_rounds = signed_rounds
         self.num_workers = num_workers
         self.scale = scale
         self.seed = seed
@@ -218,6 +249,8 @@ class PyVRPSolver:
             [self.iterations] * len(jobs),
             [self.scale] * len(jobs),
             [self.seed] * len(jobs),
+            [SIGNED_AS] * len(jobs),
+            [self.signed_rounds] * len(jobs),
         )
         if self.num_workers == 1:
             solutions = list(map(solve_arrays, jobs, *args))

@@ -14,9 +14,15 @@ output). Checked, with `FEASIBILITY_TOLERANCE` slack on every limit (see `instan
   (linehaul still on board + backhaul picked up) stays within capacity after every customer;
   signed load (`signed_load`, MVMoE; `instance.py` states the rule) -- a route with a linehaul
   customer keeps 0 <= D_k - P_k <= Q after every customer k (D_k delivered, P_k picked up so
-  far), a route without one picks up P <= Q. Routes are judged as a set: a pure-backhaul route
-  counts as driven once no linehaul is left, which some order of the routes always allows.
-- distance limit: route length, with the return leg unless the route is open, at most L.
+  far), a route without one picks up P <= Q. The order of the routes matters, as in MVMoE's
+  env (`envs/VRPBEnv.py` and its siblings), which drives them in the order given and starts a
+  route full (remaining capacity Q) while some linehaul customer is unserved: a backhaul-only
+  route is then refused unless no linehaul customer follows it (`route_order="as_given"`, the
+  default). `route_order="any"` judges the routes as a set (some order passes, which is the
+  case iff every route passes on its own: routes with a linehaul first, backhaul-only routes
+  last, `optiforge.problems.vrp.route_order`); the env's per-route masks follow that one.
+- distance limit: route length, with the return leg unless the route is open, at most L +
+  `FEASIBILITY_TOLERANCE` (absolute, MVMoE's `round_error_epsilon`: 3.0000147 fails at L = 3).
 - time windows: travel time = distance; service starts at max(arrival, earliest) and arrival
   must be at most latest; the vehicle leaves after the service time; a closed route must be
   back by the depot's latest time. Every route starts at the depot's earliest time.
@@ -39,6 +45,8 @@ from optiforge.problems.vrp.routes import split_routes
 
 OnInfeasible = Literal["raise", "warn"]
 ON_INFEASIBLE: tuple[str, ...] = ("raise", "warn")
+RouteOrder = Literal["as_given", "any"]
+ROUTE_ORDERS: tuple[str, ...] = ("as_given", "any")
 
 
 class InfeasibleSolution(ValueError):
@@ -106,6 +114,11 @@ def _within(value: float, limit: float) -> bool:
     return value <= limit + FEASIBILITY_TOLERANCE * max(1.0, abs(limit))
 
 
+def _within_absolute(value: float, limit: float) -> bool:
+    """MVMoE's route-length check: `length > limit + 1e-5` is refused, whatever the limit."""
+    return value <= limit + FEASIBILITY_TOLERANCE
+
+
 def _signed_load(
     inst: _Instance, has_linehaul: bool, delivered: float, picked: float, node: int
 ) -> None:
@@ -171,21 +184,44 @@ def _route_cost(inst: _Instance, route: list[int]) -> float:
             raise _Violation(
                 "depot closing time", f"back at the depot at {time:.6g} > {inst.late[0]:.6g}"
             )
-    if not _within(length, inst.limit):
+    if not _within_absolute(length, inst.limit):
         raise _Violation("distance limit", f"length {length:.6g} > {inst.limit:.6g}")
     return length
+
+
+def _check_route_order(route_order: str) -> None:
+    if route_order not in ROUTE_ORDERS:
+        raise ValueError(f"route_order must be one of {ROUTE_ORDERS}, got {route_order!r}")
+
+
+def _driven_order(inst: _Instance, routes: list[list[int]]) -> None:
+    """MVMoE's env on a signed instance, routes in the order given: a route leaves full while a
+    linehaul customer is unserved, so a backhaul-only route must not precede a linehaul one."""
+    has_linehaul = [bool(any(inst.linehaul[i] > 0 for i in route)) for route in routes]
+    last = max((k for k, flag in enumerate(has_linehaul) if flag), default=-1)
+    for k in range(last):
+        if not has_linehaul[k] and any(inst.backhaul[i] > 0 for i in routes[k]):
+            raise InfeasibleSolution(
+                f"route {k} {routes[k]}: route order: backhaul-only route driven while a "
+                f"linehaul customer is unserved (route {last} has one; MVMoE's env starts "
+                "such a route full, so its first pickup overfills it)"
+            )
 
 
 def validate(
     instance: VRPBatch | Mapping[str, object],
     solution: Sequence[int] | np.ndarray | torch.Tensor,
     name: str = "instance",
+    route_order: RouteOrder = "as_given",
 ) -> float:
     """Cost of a feasible `solution`; raise `InfeasibleSolution` naming instance/route/constraint.
 
     `instance` is a one-row `VRPBatch` (e.g. `batch.index(i)`) or a mapping from the
     `VRPBatch` field names to one instance's arrays (locs [N, 2], demands [N], ...).
+    `route_order` (signed-load instances only): "as_given" judges the routes in the order of
+    `solution` as MVMoE's env drives them; "any" accepts them if some order passes.
     """
+    _check_route_order(route_order)
     check_instance(instance, name)  # bad input (NaN, demand > capacity) is no infeasibility
     inst = _instance(instance)
     num_nodes = inst.locs.shape[0]
@@ -209,6 +245,11 @@ def validate(
             total += _route_cost(inst, route)
         except _Violation as violation:
             raise InfeasibleSolution(f"{name}: route {k} {route}: {violation}") from None
+    if inst.signed and route_order == "as_given":
+        try:
+            _driven_order(inst, routes)
+        except InfeasibleSolution as error:
+            raise InfeasibleSolution(f"{name}: {error}") from None
     return total
 
 
@@ -217,13 +258,16 @@ def validate_batch(
     solutions: Sequence[Sequence[int]] | np.ndarray | torch.Tensor,
     on_infeasible: OnInfeasible = "raise",
     solver: str = "solver",
+    route_order: RouteOrder = "as_given",
 ) -> np.ndarray:
     """Validator costs [B] of one solution per instance (rows of a padded [B, T] array or a
     list). An infeasible solution, with `on_infeasible` "raise", raises `InfeasibleSolution`
     naming its instance; with "warn", its cost is NaN and a warning names `solver` and the
-    violation (evaluation reports the feasible share and excludes the rest)."""
+    violation (evaluation reports the feasible share and excludes the rest). `route_order` as
+    in `validate`."""
     if on_infeasible not in ON_INFEASIBLE:
         raise ValueError(f"on_infeasible must be one of {ON_INFEASIBLE}, got {on_infeasible!r}")
+    _check_route_order(route_order)
     if len(solutions) != batch.batch_size:
         raise ValueError(f"got {len(solutions)} solutions for {batch.batch_size} instances")
     arrays = batch_arrays(batch, np.float64)
@@ -231,7 +275,7 @@ def validate_batch(
     for row in range(batch.batch_size):
         instance = {name: values[row] for name, values in arrays.items()}
         try:
-            costs[row] = validate(instance, solutions[row], name=f"instance {row}")
+            costs[row] = validate(instance, solutions[row], f"instance {row}", route_order)
         except InfeasibleSolution as error:
             if on_infeasible == "raise":
                 raise

@@ -204,7 +204,7 @@ def test_mvmoe_convention_for_training_and_eval_sets(tmp_path: Path) -> None:
     module = small(tmp_path, train_variants="VRPTW", convention="mvmoe", num_customers=20)
     module.prepare_split("val")
     (path,) = (tmp_path / "cache").iterdir()
-    assert path.name == "val_VRPTW_n20_k3_seed0_mvmoe_signed_i100.npz"
+    assert path.name == "val_VRPTW_n20_k3_seed0_mvmoe_signedrr_i100.npz"
     module.setup("fit")
     (val,) = module.eval_sets["val"]
     instances = val.instances

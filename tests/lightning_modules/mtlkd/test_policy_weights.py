@@ -31,15 +31,19 @@ from tests.cli_helpers import PROJECT_ROOT, run_cli
 TINY = {"embed_dim": 16, "num_layers": 2, "num_heads": 4, "ff_dim": 32}
 
 
+@pytest.mark.parametrize("convention", ["mvmoe", "routefinder"])
 @pytest.mark.parametrize("name", SEEN_VARIANTS)
-def test_shipped_teacher_loads_and_beats_a_random_policy(name: str) -> None:
-    """Each shipped teacher loads through `weights=` and its greedy solutions on 8 instances of
-    its variant validate and cost less on average than those of an untrained policy."""
-    path = shipped_teacher_path(name)
-    trained = POMOTeacher(weights=str(path))
+def test_shipped_teacher_loads_and_beats_a_random_policy(name: str, convention: str) -> None:
+    """Each shipped teacher of each convention loads through `weights=` and its greedy solutions
+    on 8 instances of its variant and convention validate and cost less on average than those of
+    an untrained policy of the same feature scaling."""
+    path = shipped_teacher_path(name, convention=convention)
+    assert path.name == f"teacher_{name.lower()}{'_mvmoe' if convention == 'mvmoe' else ''}_n50.pt"
+    scaling = "instance" if convention == "mvmoe" else "raw"
+    trained = POMOTeacher(weights=str(path), feature_scaling=scaling)
     torch.manual_seed(0)
-    untrained = POMOTeacher()
-    batch = generate(name, 20, 8, seed=11)
+    untrained = POMOTeacher(feature_scaling=scaling)
+    batch = generate(name, 20, 8, seed=11, convention=convention)
     costs = {}
     for label, module in (("trained", trained), ("untrained", untrained)):
         solutions, env_costs = solve(module.policy, batch, "greedy")
@@ -253,3 +257,11 @@ def test_export_records_the_training_variants(
     torch.save(checkpoint, tmp_path / "data.ckpt")
     export_checkpoint(tmp_path / "data.ckpt", tmp_path / "data.pt")
     assert read_weights(tmp_path / "data.pt")["variants"] == expected
+
+
+def test_shipped_teacher_path_needs_a_known_convention() -> None:
+    """The convention is named, never implied: an unknown one lists the allowed ones."""
+    with pytest.raises(ValueError, match=r"convention must be one of \['mvmoe', 'routefinder'\]"):
+        shipped_teacher_path("CVRP", convention="rl4co")
+    with pytest.raises(TypeError):
+        shipped_teacher_path("CVRP", 50)  # type: ignore[call-arg]

@@ -226,7 +226,7 @@ def test_teachers_load_without_a_lightning_module_and_keep_the_seed() -> None:
     assert torch.equal(torch.rand(3), expected)
     teacher = module.teachers["VRPL"]
     assert type(teacher) is POMOPolicy and not teacher.training
-    blob = read_weights(shipped_teacher_path("VRPL"))
+    blob = read_weights(shipped_teacher_path("VRPL", convention="routefinder"))
     for name, value in teacher.state_dict().items():
         assert torch.equal(value, blob["state_dict"][f"policy.{name}"])
 
@@ -259,7 +259,9 @@ def test_default_teachers_stay_unnamed_in_the_hyperparameters() -> None:
     checkpoints do not carry this machine's absolute paths; an explicit map is recorded as is."""
     module = MTLKDStudent(**TINY)
     assert module.hparams["teachers"] is None and set(module.teachers) == set(SEEN_VARIANTS)
-    assert module.teacher_files["VRPB"] == str(shipped_teacher_path("VRPB"))
+    assert module.teacher_files["VRPB"] == str(
+        shipped_teacher_path("VRPB", convention="routefinder")
+    )
     chosen = {"VRPB": "weights/mtlkd/teacher_vrpb_n50.pt"}
     assert MTLKDStudent(**TINY, teachers=chosen).hparams["teachers"] == chosen
 
@@ -272,7 +274,9 @@ def test_student_and_teachers_keep_their_own_feature_scaling() -> None:
     assert {policy.feature_scaling for policy in module.teachers.values()} == {"raw"}
     batch = generate("VRPTW", 8, 3, seed=2)
     teacher = module.teachers["VRPTW"]
-    reference = POMOPolicy(**read_weights(shipped_teacher_path("VRPTW"))["hyper_parameters"])
+    reference = POMOPolicy(
+        **read_weights(shipped_teacher_path("VRPTW", convention="routefinder"))["hyper_parameters"]
+    )
     reference.load_state_dict(teacher.state_dict())
     state = env.reset(batch)
     mask = env.action_mask(state)

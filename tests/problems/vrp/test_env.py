@@ -24,6 +24,7 @@ from optiforge.problems.vrp.env import (
 )
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.instance import FEASIBILITY_TOLERANCE, VRPBatch
+from optiforge.problems.vrp.route_order import mvmoe_route_order
 from optiforge.problems.vrp.validator import FIELDS, InfeasibleSolution, validate, validate_batch
 from optiforge.problems.vrp.variants import ALL_VARIANTS, variant
 
@@ -43,10 +44,19 @@ def completable(instance: dict[str, np.ndarray], prefix: list[int], action: int)
         if customer not in served:
             seq += [customer, 0]
     try:
-        validate(instance, seq)
+        validate(instance, seq, route_order="any")  # the env judges signed routes as a set
     except InfeasibleSolution:
         return False
     return True
+
+
+def validate_env_solutions(batch: VRPBatch, sequences: torch.Tensor) -> np.ndarray:
+    """Validator costs of env solutions, judged as the env builds them (signed routes as a set),
+    and equal once put into MVMoE's driving order and judged as given."""
+    costs = validate_batch(batch, sequences, route_order="any")
+    ordered = mvmoe_route_order(sequences, batch.linehaul_demand, batch.signed_load)
+    np.testing.assert_allclose(validate_batch(batch, ordered), costs, atol=1e-9, rtol=0)
+    return costs
 
 
 def tightened(
@@ -135,7 +145,7 @@ def test_mask_equals_validator_completability(
         noise = torch.rand(mask.shape, generator=gen).masked_fill(~mask, -1.0)
         state = step(state, noise.argmax(1))
     assert bool(done(state).all())
-    costs = validate_batch(batch, solution(state))
+    costs = validate_env_solutions(batch, solution(state))
     np.testing.assert_allclose(costs, cost(state).numpy(), atol=1e-5, rtol=0)
 
 
@@ -149,7 +159,7 @@ def test_pomo_rollouts_end_feasible(mixed: bool, device: str) -> None:
     assert state.num_rows == n * b and bool(done(state).all())
     assert solution(state).device.type == device
     assert torch.equal(state.actions[0].cpu(), torch.arange(1, n + 1).repeat_interleave(b))
-    costs = validate_batch(batch.index(state.instance), solution(state))
+    costs = validate_env_solutions(batch.index(state.instance), solution(state))
     np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)
 
 
@@ -162,7 +172,7 @@ def test_env_and_validator_costs_agree(name: str, convention: str, device: str) 
     batch = generate(name, 50, 8, seed=3, mixed_backhaul=mixed, convention=convention)
     batch = batch.to(device)
     state = random_feasible_rollout(batch, torch.Generator().manual_seed(1), num_starts=2)
-    costs = validate_batch(batch.index(state.instance), solution(state))
+    costs = validate_env_solutions(batch.index(state.instance), solution(state))
     np.testing.assert_allclose(costs, cost(state).cpu().numpy(), atol=1e-5, rtol=0)
     if variant(name).open_route:
         closed = replace(state, batch=replace(state.batch, open_route=~state.batch.open_route))
@@ -193,7 +203,7 @@ def test_prefix_restores_the_state() -> None:
     seqs = solution(final)
     for r, t in enumerate(cuts):  # leading 0, then the padding as idle zeros, then the prefix
         assert seqs[r, 1 + max(cuts) - t : 1 + max(cuts)].tolist() == actions[r, :t].tolist()
-    validate_batch(batch.index(final.instance), seqs)
+    validate_env_solutions(batch.index(final.instance), seqs)
 
 
 def test_bad_prefix_raises() -> None:

@@ -205,8 +205,9 @@ def test_signed_load_is_solved_as_strict_then_repaired(monkeypatch: pytest.Monke
     picks up 9 > 1 delivered, so the repair moves customer 2 to a route of its own: [1], [2],
     cost 2 sqrt(2) + 2 |(1, 0.99)|, valid. The same instance without the flag keeps the strict
     optimum. On generated instances of the backhaul variants every solution passes the
-    validator and stays linehaul-first. Without the repair, the invalid solution is warned
-    about and costs NaN (the safety net stays)."""
+    validator as given (MVMoE's driving order); without the signed search it stays
+    linehaul-first, with it it is never longer. Without the repair, the invalid solution is
+    warned about and costs NaN (the safety net stays)."""
     (signed,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
     assert [int(c) for c in signed.sequence] == [0, 1, 0, 2, 0]
     assert signed.cost == pytest.approx(2 * math.sqrt(2) + 2 * math.hypot(1.0, 0.99), abs=1e-6)
@@ -214,9 +215,12 @@ def test_signed_load_is_solved_as_strict_then_repaired(monkeypatch: pytest.Monke
     assert strict.cost == pytest.approx(math.sqrt(2) + 0.01 + math.hypot(1.0, 0.99), abs=1e-4)
     for name in ("VRPB", "OVRPBLTW"):
         batch = generate(name, 12, 4, seed=1, convention="mvmoe")
-        solutions = PyVRPSolver(iterations=50).solve(batch)
-        for row, solution in enumerate(solutions):
+        solutions = PyVRPSolver(iterations=50, signed_rounds=0).solve(batch)
+        searched = PyVRPSolver(iterations=50).solve(batch)
+        for row, (solution, better) in enumerate(zip(solutions, searched, strict=True)):
             assert solution.cost == pytest.approx(validate(batch.index(row), solution.sequence))
+            assert better.cost == pytest.approx(validate(batch.index(row), better.sequence))
+            assert better.cost <= solution.cost + 1e-9
             for route in split_routes(solution.sequence):
                 flags = [bool(batch.backhaul_demand[row, node] > 0) for node in route]
                 assert flags == sorted(flags)
@@ -228,6 +232,13 @@ def test_signed_load_is_solved_as_strict_then_repaired(monkeypatch: pytest.Monke
     ):
         (unrepaired,) = PyVRPSolver(iterations=50).solve(pickup_after_small_delivery(True))
     assert math.isnan(unrepaired.cost) and [int(c) for c in unrepaired.sequence] == [0, 1, 2, 0]
+
+
+def test_bad_signed_rounds_are_refused() -> None:
+    """signed_rounds must be None or an integer >= 0; None means 4 x iterations."""
+    assert PyVRPSolver(iterations=30).signed_rounds == 120
+    with pytest.raises(ValueError, match="signed_rounds must be None or an integer >= 0"):
+        PyVRPSolver(signed_rounds=-1)
 
 
 def test_an_invalid_solution_of_an_exact_model_still_raises(

@@ -149,9 +149,41 @@ def test_depot_closing_time_unless_open() -> None:
 
 
 def test_tolerance_is_tiny() -> None:
-    """Limits get only 1e-5 relative slack: L = 12 - 1e-6 passes, L = 12 - 1e-3 does not."""
+    """The distance limit gets only 1e-5 slack: L = 12 - 1e-6 passes, L = 12 - 1e-3 does not."""
     assert validate(triangle(limit=12 - 1e-6), [0, 1, 2, 0]) == pytest.approx(12.0)
     reject(triangle(limit=12 - 1e-3), [0, 1, 2, 0], "distance limit")
+
+
+def test_distance_limit_tolerance_is_absolute() -> None:
+    """MVMoE's route-length check (`length > L + 1e-5` refused): at L = 3 a 3.0000147 route
+    fails (a relative 1e-5 x L slack let it through) and a 3.000005 route passes."""
+
+    def route_of_length(total: float) -> dict[str, np.ndarray]:
+        """Depot (0, 0), customers (1, 0) and (1, y): the tour 0-1-2-0 is 1 + y + sqrt(1 + y^2)
+        = total for y = ((total - 1)^2 - 1) / (2 (total - 1))."""
+        y = ((total - 1) ** 2 - 1) / (2 * (total - 1))
+        inst = triangle(limit=3.0)
+        inst["locs"] = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, y]])
+        return inst
+
+    reject(route_of_length(3.0000147), [0, 1, 2, 0], r"distance limit: length 3.00001 > 3")
+    assert validate(route_of_length(3.000005), [0, 1, 2, 0]) == pytest.approx(3.000005)
+
+
+def test_unknown_route_order_is_refused() -> None:
+    """An unknown route_order names the allowed ones."""
+    with pytest.raises(ValueError, match=r"route_order must be one of \('as_given', 'any'\)"):
+        validate(triangle(), [0, 1, 2, 0], route_order="sorted")
+    with pytest.raises(ValueError, match="route_order must be one of"):
+        validate_batch(VRPBatch(**batched(triangle())), [[0, 1, 2, 0]], route_order="sorted")
+
+
+def batched(instance: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    """One instance's arrays as a batch of one (float32, flags bool)."""
+    return {
+        k: torch.as_tensor(v, dtype=torch.bool if v.dtype == bool else torch.float32)[None]
+        for k, v in instance.items()
+    }
 
 
 def test_batch_rows_and_validate_batch() -> None:
@@ -226,7 +258,8 @@ def test_validate_batch_names_the_bad_instance() -> None:
 
 def test_signed_load_by_hand() -> None:
     """Signed rule (capacity 10): a route with a linehaul keeps 0 <= delivered - picked <= 10
-    after every customer; a pure-backhaul route picks up at most 10; routes are a set."""
+    after every customer; a pure-backhaul route picks up at most 10, and only after the routes
+    with a linehaul (as given) or anywhere (route_order="any")."""
     inst = triangle(linehaul=(6, 0), backhaul=(0, 4), signed=True)
     assert validate(inst, [0, 1, 2, 0]) == pytest.approx(12.0)  # L: 10 -> 4 -> 8
     reject(
@@ -234,7 +267,9 @@ def test_signed_load_by_hand() -> None:
         [0, 2, 1, 0],
         r"route 0 \[2, 1\]: capacity: signed load: picked up 4 > delivered 0 after customer 2",
     )
-    assert validate(inst, [0, 2, 0, 1, 0]) == pytest.approx(16.0)  # pure-backhaul route first
+    reject(inst, [0, 2, 0, 1, 0], r"route 0 \[2\]: route order: backhaul-only route driven")
+    assert validate(inst, [0, 2, 0, 1, 0], route_order="any") == pytest.approx(16.0)
+    assert validate(inst, [0, 1, 0, 2, 0]) == pytest.approx(16.0)  # pure-backhaul route last
     more = triangle(linehaul=(2, 0), backhaul=(0, 5), signed=True)  # strict accepts, signed not
     assert validate({**more, "signed_load": np.array(False)}, [0, 1, 2, 0]) == pytest.approx(12.0)
     reject(more, [0, 1, 2, 0], r"picked up 5 > delivered 2 after customer 2")
