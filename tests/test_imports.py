@@ -127,7 +127,9 @@ def test_unknown_name_is_an_attribute_error() -> None:
     """A name a package does not export raises AttributeError naming it (hasattr is False)."""
     import optiforge.optimizers
 
-    with pytest.raises(AttributeError, match="'optiforge.optimizers' has no attribute 'NoSuchOptimizer'"):
+    with pytest.raises(
+        AttributeError, match="'optiforge.optimizers' has no attribute 'NoSuchOptimizer'"
+    ):
         optiforge.optimizers.NoSuchOptimizer  # noqa: B018
     assert not hasattr(optiforge.optimizers, "NoSuchOptimizer")
 
