@@ -11,12 +11,14 @@ if TYPE_CHECKING:
     from optiforge.callbacks.fit_summary import FitSummary
     from optiforge.callbacks.forward_only import ForwardOnly
     from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+    from optiforge.callbacks.model_summary import CompactModelSummary
     from optiforge.callbacks.save_config import LoggerSaveConfigCallback
     from optiforge.callbacks.sharpness_guard import SharpnessGuard
     from optiforge.callbacks.vrp_route_plot import VRPRoutePlot
     from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
+    "CompactModelSummary",
     "DualUpdates",
     "lagrangian_step",
     "require_dual_updates",
@@ -41,6 +43,7 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.callbacks.fit_summary": ("FitSummary",),
         "optiforge.callbacks.forward_only": ("ForwardOnly",),
         "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
+        "optiforge.callbacks.model_summary": ("CompactModelSummary",),
         "optiforge.callbacks.save_config": ("LoggerSaveConfigCallback",),
         "optiforge.callbacks.sharpness_guard": ("SharpnessGuard",),
         "optiforge.callbacks.vrp_route_plot": ("VRPRoutePlot",),

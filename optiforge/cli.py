@@ -44,6 +44,7 @@ from lightning.pytorch.utilities.model_helpers import is_overridden
 from optiforge.callbacks.fit_summary import FitSummary
 from optiforge.callbacks.forward_only import ForwardOnly
 from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+from optiforge.callbacks.model_summary import CompactModelSummary
 from optiforge.callbacks.save_config import LoggerSaveConfigCallback
 from optiforge.callbacks.sharpness_guard import SharpnessGuard
 from optiforge.callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
@@ -74,6 +75,8 @@ IGNORED_WARNINGS = (
     (r"Your `IterableDataset` has `__len__` defined", UserWarning),
 )
 IGNORED_LOG_PREFIXES = ("💡 Tip:", "Seed set to", "[rank: 0] Seed set to")
+# CompactModelSummary replaces Lightning's default summary on purpose: no need to say so.
+IGNORED_LOG_PREFIXES += ("Trainer already configured with model summary callbacks",)
 IGNORED_LOGGERS = ("lightning.pytorch.utilities.rank_zero", "lightning.fabric.utilities.seed")
 USER_ERRORS = (ValueError, TypeError, MisconfigurationException)
 
@@ -229,7 +232,10 @@ class OptiforgeCLI(LightningCLI):
             parser_class=OptiforgeArgumentParser,
             trainer_defaults={
                 "logger": {"class_path": WANDB_LOGGER},
-                "callbacks": [FitSummary(), SharpnessGuard(), ForwardOnly(), WandbRunId()],
+                "callbacks": [
+                    *(FitSummary(), SharpnessGuard(), ForwardOnly(), WandbRunId()),
+                    CompactModelSummary(),
+                ],
             },
             seed_everything_default=0,
             args=args,
