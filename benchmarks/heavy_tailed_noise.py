@@ -47,7 +47,7 @@ from typing import Protocol
 import torch
 from torch import Tensor, nn
 
-from optiforge.optimizers import ClipNSGDHess, NSGDHess
+from optiforge.optimizers import ClipNSGDHess, NSGDHess, wants_graph
 
 TAIL_INDEX = 1.1
 DIM = 10
@@ -198,7 +198,7 @@ def final_gradient_norm(
     x = nn.Parameter(torch.ones(DIM, dtype=F64))
     optimizer = method.build([x], hyper, seed)
     oracle = NoisyQuadratic(torch.Generator().manual_seed(seed), noise_scale, noise_scale)
-    create_graph = bool(getattr(optimizer, "is_second_order", False))
+    create_graph = wants_graph(optimizer)
 
     def closure() -> Tensor:
         optimizer.zero_grad()

@@ -9,11 +9,10 @@ from optiforge.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from optiforge.callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
     from optiforge.callbacks.fit_summary import FitSummary
-    from optiforge.callbacks.forward_only import ForwardOnly
     from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
     from optiforge.callbacks.model_summary import CompactModelSummary
+    from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
     from optiforge.callbacks.save_config import LoggerSaveConfigCallback
-    from optiforge.callbacks.sharpness_guard import SharpnessGuard
     from optiforge.callbacks.vrp_route_plot import VRPRoutePlot
     from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
@@ -23,11 +22,10 @@ __all__ = [
     "lagrangian_step",
     "require_dual_updates",
     "FitSummary",
-    "ForwardOnly",
     "LatestCheckpoint",
     "LoggerSaveConfigCallback",
+    "OptimizerAdapter",
     "OptiforgeWandbLogger",
-    "SharpnessGuard",
     "VRPRoutePlot",
     "resolve_wandb_mode",
 ]
@@ -41,11 +39,10 @@ __getattr__, __dir__ = lazy_exports(
             "require_dual_updates",
         ),
         "optiforge.callbacks.fit_summary": ("FitSummary",),
-        "optiforge.callbacks.forward_only": ("ForwardOnly",),
         "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
         "optiforge.callbacks.model_summary": ("CompactModelSummary",),
+        "optiforge.callbacks.optimizer_adapter": ("OptimizerAdapter",),
         "optiforge.callbacks.save_config": ("LoggerSaveConfigCallback",),
-        "optiforge.callbacks.sharpness_guard": ("SharpnessGuard",),
         "optiforge.callbacks.vrp_route_plot": ("VRPRoutePlot",),
         "optiforge.callbacks.wandb_logger": ("OptiforgeWandbLogger", "resolve_wandb_mode"),
     },

@@ -10,6 +10,7 @@ from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
 from optiforge.lightning_modules.classifier_nets import mlp, small_cnn, small_transformer
+from optiforge.optimizers.contract import wants_graph
 from optiforge.optimizers.sharpness_pass import sharpness_pass
 
 
@@ -77,11 +78,12 @@ class Classifier(L.LightningModule):
     def backward(self, loss: torch.Tensor, *args: object, **kwargs: object) -> None:
         """Keep the graph of the gradients when an optimizer needs Hessian-vector products.
 
-        Optimizers that set `is_second_order = True` (the timm convention, e.g. NSGDHess with
-        exact HVPs) differentiate the gradients once more inside their `step`.
+        Optimizers that declare `LoopNeeds.graph` and report `is_second_order = True` (the timm
+        convention, e.g. NSGDHess with exact HVPs) differentiate the gradients once more inside
+        their `step` (`optiforge.optimizers.contract.wants_graph`).
         """
         optimizers = self.trainer.optimizers if self._trainer is not None else []
-        if any(getattr(optimizer, "is_second_order", False) for optimizer in optimizers):
+        if any(wants_graph(optimizer) for optimizer in optimizers):
             kwargs["create_graph"] = True
         loss.backward(*args, **kwargs)
 

@@ -2,7 +2,7 @@
 and optimization methods of NeurIPS 2025, under one import namespace.
 
     from optiforge.optimizers import SAM
-    from optiforge.callbacks import SharpnessGuard
+    from optiforge.callbacks import OptimizerAdapter
 
 Subpackages (each imported on first use): `lightning_modules`, `datamodules`, `callbacks`,
 `optimizers` (no Lightning inside), `problems`, `algorithms`.

@@ -42,11 +42,10 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_helpers import is_overridden
 
 from optiforge.callbacks.fit_summary import FitSummary
-from optiforge.callbacks.forward_only import ForwardOnly
 from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
 from optiforge.callbacks.model_summary import CompactModelSummary
+from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
 from optiforge.callbacks.save_config import LoggerSaveConfigCallback
-from optiforge.callbacks.sharpness_guard import SharpnessGuard
 from optiforge.callbacks.wandb_run_id import WandbRunId, checkpoint_run_id
 from optiforge.cli_args import MissingConfig, prepare
 
@@ -233,7 +232,9 @@ class OptiforgeCLI(LightningCLI):
             trainer_defaults={
                 "logger": {"class_path": WANDB_LOGGER},
                 "callbacks": [
-                    *(FitSummary(), SharpnessGuard(), ForwardOnly(), WandbRunId()),
+                    FitSummary(),
+                    OptimizerAdapter(),
+                    WandbRunId(),
                     CompactModelSummary(),
                 ],
             },

@@ -9,6 +9,7 @@ from optiforge.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from optiforge.optimizers.bayes_curvature import BayesCurvature
     from optiforge.optimizers.constraint_residual import ConstraintResidual, equality, inequality
+    from optiforge.optimizers.contract import LoopHooks, LoopNeeds, loop_needs, wants_graph
     from optiforge.optimizers.dual_ascent import DualAscent
     from optiforge.optimizers.hessian_reuse_agd import HessianReuseAGD, hessian_reuse_agd
     from optiforge.optimizers.lmo import (
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from optiforge.optimizers.msam import MSAM
     from optiforge.optimizers.nsam import NSAM
     from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
+    from optiforge.optimizers.registry import available, create, needs
     from optiforge.optimizers.rwsam import RWSAM
     from optiforge.optimizers.sam import SAM
     from optiforge.optimizers.scion import (
@@ -38,6 +40,13 @@ if TYPE_CHECKING:
     from optiforge.optimizers.zeroth_order import MeZO, TelescopingZO
 
 __all__ = [
+    "LoopHooks",
+    "LoopNeeds",
+    "available",
+    "create",
+    "loop_needs",
+    "needs",
+    "wants_graph",
     "BayesCurvature",
     "ConstraintResidual",
     "DualAscent",
@@ -80,6 +89,7 @@ __getattr__, __dir__ = lazy_exports(
             "equality",
             "inequality",
         ),
+        "optiforge.optimizers.contract": ("LoopHooks", "LoopNeeds", "loop_needs", "wants_graph"),
         "optiforge.optimizers.dual_ascent": ("DualAscent",),
         "optiforge.optimizers.hessian_reuse_agd": ("HessianReuseAGD", "hessian_reuse_agd"),
         "optiforge.optimizers.lmo": (
@@ -96,6 +106,7 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.optimizers.msam": ("MSAM",),
         "optiforge.optimizers.nsam": ("NSAM",),
         "optiforge.optimizers.nsgd_hess": ("ClipNSGDHess", "NSGDHess"),
+        "optiforge.optimizers.registry": ("available", "create", "needs"),
         "optiforge.optimizers.rwsam": ("RWSAM",),
         "optiforge.optimizers.sam": ("SAM",),
         "optiforge.optimizers.scion": (

@@ -33,6 +33,7 @@ import torch
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
+from optiforge.optimizers.contract import LoopNeeds
 from optiforge.optimizers.validation import require_in_range, require_non_negative, require_positive
 
 
@@ -60,6 +61,8 @@ class BayesCurvature(Optimizer):
         prior_rate: b₀ > 0, prior rate (keeps √b_t > 0, like Adam's eps).
         weight_decay: decoupled weight decay (AdamW's form), >= 0.
     """
+
+    loop_needs = LoopNeeds()  # one gradient per step, closure optional
 
     def __init__(
         self,

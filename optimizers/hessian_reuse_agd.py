@@ -22,12 +22,14 @@ import torch
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
+from optiforge.optimizers.contract import LoopNeeds
 from optiforge.optimizers.critical_or_progress import (
     PAPER_FLOOR,
     CriticalOrProgress,
     OracleCounts,
     require_count,
 )
+from optiforge.optimizers.validation import require_in_range
 
 STATE_KEY = "critical_or_progress"
 
@@ -54,15 +56,25 @@ class HessianReuseAGD(Optimizer):
     products (one Hessian query). A step whose gradient has ‖∇f‖ <= ε leaves the parameters
     unchanged and sets `converged`. H̄ couples all parameters, so the hyperparameters are global,
     not per group, and the Hessian and its eigenbasis take d² memory: meant for small models (d up
-    to a few thousand).
+    to a few thousand). The one exception is the step size η: it is every group's `lr`, read at
+    each step, so torch LR schedulers drive it; H̄ couples the groups, so they must share one
+    value (a step with differing group lrs raises, naming them).
 
     Args:
-        params: parameters or parameter groups (groups carry no hyperparameters).
+        params: parameters or parameter groups (groups carry only `lr`).
         eps, n_hessian, lipschitz, delta, refresh_distance, lr, momentum, restart_range,
         epoch_length, floor: as in `optiforge.optimizers.critical_or_progress.CriticalOrProgress`.
     """
 
-    requires_closure = True
+    loop_needs = LoopNeeds(
+        closure=True,
+        graph=True,
+        ddp="unsupported",
+        gradient_scaler=False,
+        gradient_clipping=False,
+        reason="its step needs its closure, and its Hessian comes from the graph of this "
+        "process's gradients, which neither clipping nor DDP's all-reduce reaches",
+    )
 
     def __init__(
         self,
@@ -90,7 +102,7 @@ class HessianReuseAGD(Optimizer):
             epoch_length,
             floor,
         )
-        super().__init__(params, {})
+        super().__init__(params, {"lr": lr})
 
     @property
     def counts(self) -> OracleCounts:
@@ -122,6 +134,8 @@ class HessianReuseAGD(Optimizer):
         state_dict = dict(state_dict)
         self.core.load_state_dict(state_dict.pop(STATE_KEY))
         super().load_state_dict(state_dict)
+        for group in self.param_groups:  # a state saved before groups carried lr
+            group.setdefault("lr", self.core.lr)
 
     @torch.no_grad()
     def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor:
@@ -131,6 +145,7 @@ class HessianReuseAGD(Optimizer):
                 f"{type(self).__name__}.step needs a closure that zeroes the gradients, computes "
                 "the loss, calls backward and returns the loss (torch.optim.LBFGS contract)"
             )
+        self.core.lr = self._shared_lr()
         params = [p for group in self.param_groups for p in group["params"]]
         with torch.enable_grad():
             loss = closure()
@@ -153,6 +168,17 @@ class HessianReuseAGD(Optimizer):
             if p.grad is not None and p.grad.grad_fn is not None:
                 p.grad = p.grad.detach()  # break the parameter <-> graph cycle of create_graph
         return loss
+
+    def _shared_lr(self) -> float:
+        """η for this step: the groups' common `lr` (in [0, 1]; a scheduler may reach 0)."""
+        rates = [group["lr"] for group in self.param_groups]
+        if any(rate != rates[0] for rate in rates):
+            raise ValueError(
+                f"param_groups[*].lr must be equal for {type(self).__name__} (H̄ couples all "
+                f"parameters), got {rates}"
+            )
+        require_in_range("lr", rates[0], 0.0, 1.0)
+        return float(rates[0])
 
     def _hessian(self, params: list[Tensor]) -> Tensor:
         """∇²f (d x d) from the graph of the closure's gradients: d HVPs in one batched call."""

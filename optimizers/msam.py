@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from optiforge.optimizers.contract import multi_pass
 from optiforge.optimizers.sam import SAM, BaseOptimizer, Closure
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_positive
@@ -27,6 +28,13 @@ class MSAM(SAM):
         micro_batch_size: m, must divide the (per-process) batch size.
         (others): as `SAM`.
     """
+
+    loop_needs = multi_pass(
+        "it evaluates its closure twice per micro-batch (at w and at w + e_j)",
+        sharpness_pass=True,
+        local_ascent=True,
+        ddp="per_rank",
+    )
 
     def __init__(
         self,

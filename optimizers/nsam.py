@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from optiforge.optimizers.contract import multi_pass
 from optiforge.optimizers.sam import SAM, BaseOptimizer, Closure
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_positive
@@ -25,6 +26,12 @@ class NSAM(SAM):
         descent_batch_size: B, must be smaller than the batch the closure sees.
         (others): as `SAM`.
     """
+
+    loop_needs = multi_pass(
+        "it evaluates its closure twice per step, on the ascent rows and the descent rows",
+        sharpness_pass=True,
+        ddp="per_rank",
+    )
 
     def __init__(
         self,

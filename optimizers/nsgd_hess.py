@@ -18,7 +18,6 @@ hvp="finite_difference" ("auto" picks it): DDP does not synchronize higher-order
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -27,6 +26,7 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
+from optiforge.optimizers.contract import LoopBinding, multi_pass
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_choice, require_in_range, require_positive
 
@@ -54,7 +54,7 @@ def clip_coefficient(norm: Tensor, max_norm: float | Tensor) -> Tensor:
     return (max_norm / norm).clamp(max=1.0)
 
 
-class NSGDHess(Optimizer):
+class NSGDHess(LoopBinding, Optimizer):
     """Normalized SGD with Hessian-corrected momentum (Alg. 1); every step has length exactly γ.
 
     `step(closure)` follows torch's LBFGS contract: the closure zeroes the gradients, computes the
@@ -89,8 +89,14 @@ class NSGDHess(Optimizer):
             `seed_everything` decides and all DDP ranks draw the same q's.
     """
 
-    # evaluates the closure 2-3 times per step (optiforge.callbacks.SharpnessGuard)
-    requires_closure = True
+    loop_needs = multi_pass(
+        "it evaluates its closure 2-3 times per step (at x̂_t and x_t), and its "
+        "finite-difference HVP of 16-bit or clipped gradients is not the Hessian's product "
+        "(Clip NSGDHess clips by itself)",
+        graph=True,
+        half_precision=False,
+        gradient_clipping=False,
+    )
 
     def __init__(
         self,
@@ -106,11 +112,6 @@ class NSGDHess(Optimizer):
         self.hvp = hvp
         self.fd_step = fd_step
         self.closure_keeps_graph = False  # learnt from the closure's gradients at every step
-        # around the extra closure calls away from x_t (optiforge.callbacks.SharpnessGuard silences
-        # logging and metric updates there, so a module logs its loss at x_t only)
-        self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
-            contextlib.nullcontext
-        )
         self._generator = torch.Generator().manual_seed(
             torch.initial_seed() if seed is None else seed
         )
@@ -165,6 +166,7 @@ class NSGDHess(Optimizer):
                 f"{type(self).__name__}.step needs a closure that zeroes the gradients, computes "
                 "the loss, calls backward and returns the loss (torch.optim.LBFGS contract)"
             )
+        self.check_loop(closure)
         params = [p for group in self.param_groups for p in group["params"]]
         current = {p: p.detach().clone() for p in params}  # x_t, becomes x_{t-1}
         hessian_terms = self._hessian_terms(closure, current)
@@ -195,7 +197,7 @@ class NSGDHess(Optimizer):
         torch._foreach_add_(tracked, v, alpha=q - 1.0)  # x̂_t = x_t - (1 - q_t) v_t
         try:
             # the closure calls at x̂_t (x̂_t ± h v) are away from x_t: not to be reported
-            with self.pass_context(SharpnessPass(perturbed=True, log=False)):
+            with self.loop_pass(SharpnessPass(perturbed=True, log=False)):
                 if self.hvp_method() == "autograd":
                     hv = self._autograd_hvp(closure, tracked, v)
                 else:

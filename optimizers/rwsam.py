@@ -30,6 +30,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from optiforge.optimizers.contract import multi_pass
 from optiforge.optimizers.sam import SAM, BaseOptimizer, Closure
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_non_negative, require_positive
@@ -79,6 +80,14 @@ class RWSAM(SAM):
         seed: seed of the Rademacher directions.
         (others): as `SAM`.
     """
+
+    loop_needs = multi_pass(
+        "it evaluates its closure three times per step, and its probe's finite "
+        "difference |f_i(w + delta z) - f_i(w)| / delta of 16-bit losses is rounding noise",
+        sharpness_pass=True,
+        local_ascent=True,
+        half_precision=False,
+    )
 
     def __init__(
         self,

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
+from optiforge.optimizers.contract import LoopBinding, multi_pass
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_non_negative
 
@@ -40,17 +41,17 @@ def build_base_optimizer(
         raise ValueError(f"base_optimizer: {error}") from error
 
 
-class SAM(Optimizer):
+class SAM(LoopBinding, Optimizer):
     """Sharpness-aware wrapper sharing `param_groups` and `state` with its base optimizer.
 
     LR schedulers and checkpoints see one optimizer: `state_dict()` holds the base optimizer's
     state (e.g. momentum buffers) and the SAM hyperparameters of every group.
 
-    Every closure call runs inside `pass_context(sharpness_pass)` (a no-op by default), so a
-    train loop can hide the passes that are not to be reported (`log=False`: at perturbed
+    Every closure call runs inside `loop_hooks.pass_context(sharpness_pass)` (a no-op by default),
+    so a train loop can hide the passes that are not to be reported (`log=False`: at perturbed
     weights) even from a loss that ignores the sharpness-pass contract; under Lightning
-    `optiforge.callbacks.SharpnessGuard` sets it to silence `self.log` and torchmetrics in those
-    passes.
+    `optiforge.callbacks.OptimizerAdapter` binds one that silences `self.log` and torchmetrics in
+    those passes (`optiforge.optimizers.contract`).
 
     Args:
         params: parameters or parameter groups (groups may set their own `rho`, `adaptive`).
@@ -60,16 +61,20 @@ class SAM(Optimizer):
         rho: radius of the perturbation (>= 0; 0 gives the base optimizer).
         adaptive: ASAM's scale-invariant perturbation.
         local_ascent: under DDP, compute the ascent gradient without all-reducing it, so each
-            rank perturbs with its own batch (m-SAM with m = per-rank batch size). Needs
-            `ascent_context` set to the DDP module's `no_sync` (optiforge.callbacks.SharpnessGuard
-            does it under Lightning); a no-op on one process.
+            rank perturbs with its own batch (m-SAM with m = per-rank batch size). Needs the DDP
+            module's `no_sync` through `bind_loop(LoopHooks(no_sync=...))`
+            (optiforge.callbacks.OptimizerAdapter does it under Lightning); a no-op on one
+            process.
         base_kwargs: keywords for the base optimizer, the signature of the common SAM
             implementations: `SAM(model.parameters(), torch.optim.SGD, rho=0.05, lr=0.1,
             momentum=0.9)`. They override the partial's keywords. Python only: from YAML or the
             command line they go under `base_optimizer.init_args` (the CLI refuses them here).
     """
 
-    requires_closure = True
+    loop_needs = multi_pass(
+        "it evaluates its closure twice per step (at w and at the perturbed w + e)",
+        local_ascent=True,
+    )
 
     def __init__(
         self,
@@ -86,13 +91,6 @@ class SAM(Optimizer):
         self.param_groups = self.base_optimizer.param_groups
         self.state = self.base_optimizer.state
         self.local_ascent = local_ascent
-        self.ascent_context: Callable[[], contextlib.AbstractContextManager[Any]] = (
-            contextlib.nullcontext
-        )
-        self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
-            contextlib.nullcontext
-        )
-        self.sharpness_pass: SharpnessPass | None = None
         self._weight_buffers: dict[torch.Tensor, torch.Tensor] = {}
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
@@ -107,16 +105,10 @@ class SAM(Optimizer):
     def _run(self, closure: Closure, sharp: SharpnessPass, ascent: bool = False) -> Any:
         """Evaluate the closure under `sharp` (without gradient sync for a local ascent; a probe
         runs without autograd, so DDP does not wait for a backward that never comes), inside
-        `pass_context(sharp)`."""
-        self.sharpness_pass = sharp
-        context = (
-            self.ascent_context() if ascent and self.local_ascent else contextlib.nullcontext()
-        )
-        try:
-            with torch.set_grad_enabled(not sharp.probe), context, self.pass_context(sharp):
-                loss = closure()
-        finally:
-            self.sharpness_pass = None
+        the loop's `pass_context(sharp)`."""
+        sync = self.loop_hooks.no_sync if ascent and self.local_ascent else contextlib.nullcontext
+        with torch.set_grad_enabled(not sharp.probe), sync(), self.loop_pass(sharp):
+            loss = closure()
         sharp.check_honoured(type(self).__name__)
         return loss
 
@@ -175,6 +167,7 @@ class SAM(Optimizer):
                 "gradients (under Lightning this happens with precision='16-mixed' or "
                 "accumulate_grad_batches > 1, which do not pass one: use 32 or bf16-mixed and 1)"
             )
+        self.check_loop(closure)
         return closure
 
     @torch.no_grad()

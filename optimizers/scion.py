@@ -40,6 +40,7 @@ import torch.distributed as dist
 from torch import Tensor
 from torch.optim.optimizer import Optimizer, ParamsT
 
+from optiforge.optimizers.contract import LoopNeeds
 from optiforge.optimizers.lmo import LMO, make_lmo
 from optiforge.optimizers.validation import require_in_range, require_non_negative, require_positive
 
@@ -49,6 +50,7 @@ class _ScionBase(Optimizer):
 
     constrained: ClassVar[bool]
     clipped: ClassVar[bool]
+    loop_needs = LoopNeeds()  # one gradient per step, closure optional; DDP: averaged gradients
 
     def __init__(
         self,

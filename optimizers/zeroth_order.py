@@ -12,7 +12,6 @@ rank applies the mean over all ranks' directions, regenerating each from its see
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -20,6 +19,7 @@ import torch
 import torch.distributed as dist
 from torch.optim import Optimizer
 
+from optiforge.optimizers.contract import LoopBinding, multi_pass
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from optiforge.optimizers.validation import require_choice, require_non_negative, require_positive
 from optiforge.optimizers.zo_estimators import CONSTRUCTIONS, Terms, sample_terms
@@ -34,17 +34,23 @@ from optiforge.optimizers.zo_schedules import make_schedule
 Closure = Callable[[], Any]
 
 
-class ZerothOrder(Optimizer):
+class ZerothOrder(LoopBinding, Optimizer):
     """Shared step of the forward-only optimizers; a subclass says which points to evaluate.
 
-    `forward_only` tells `optiforge.callbacks.ForwardOnly` to switch Lightning's backward off. Every
-    closure call runs inside `pass_context(SharpnessPass(...))` with `sharpness_pass` set, the
-    protocol of `optiforge.callbacks.SharpnessGuard`: only the first evaluation of a step is
-    reported (`log=True`).
+    `loop_needs.forward_only` tells `optiforge.callbacks.OptimizerAdapter` to switch Lightning's
+    backward off. Every closure call runs inside the loop's `pass_context(SharpnessPass(...))`
+    with `sharpness_pass` set (`optiforge.optimizers.contract`): only the first evaluation of a
+    step is reported (`log=True`).
     """
 
-    requires_closure = True
-    forward_only = True
+    loop_needs = multi_pass(
+        "it evaluates its closure (forward only) at several perturbed weights per step, "
+        "and finite differences of 16-bit losses are rounding noise",
+        forward_only=True,
+        ddp="per_rank",
+        half_precision=False,
+        reports="first_evaluation",
+    )
     direction_kind: DirectionKind = "gaussian"
 
     def __init__(
@@ -61,10 +67,6 @@ class ZerothOrder(Optimizer):
         self.steps = 0
         self.evaluations = 0
         self.restored_entries = 0
-        self.pass_context: Callable[[SharpnessPass], contextlib.AbstractContextManager[Any]] = (
-            contextlib.nullcontext
-        )
-        self.sharpness_pass: SharpnessPass | None = None
         self.frozen: set[int]  # ids of the parameters left alone, set by add_param_group
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
@@ -89,19 +91,15 @@ class ZerothOrder(Optimizer):
 
     def _evaluate(self, closure: Closure, reported: bool, perturbed_weights: bool) -> float:
         sharp = SharpnessPass(perturbed=perturbed_weights, log=reported)
-        self.sharpness_pass = sharp
-        try:
-            with torch.no_grad(), self.pass_context(sharp):
-                loss = closure()
-        finally:
-            self.sharpness_pass = None
+        with torch.no_grad(), self.loop_pass(sharp):
+            loss = closure()
         self.evaluations += 1
         if any(p.grad is not None for p in self._params()):
             raise RuntimeError(
                 f"{type(self).__name__} is forward-only but its closure ran a backward pass "
-                "(parameters got gradients); under Lightning add optiforge.callbacks.ForwardOnly "
-                "to the Trainer (train.py does), in a plain loop let the closure return the loss "
-                "only"
+                "(parameters got gradients); under Lightning add "
+                "optiforge.callbacks.OptimizerAdapter to the Trainer (train.py does), in a plain "
+                "loop let the closure return the loss only"
             )
         return float(loss)
 
@@ -141,6 +139,7 @@ class ZerothOrder(Optimizer):
         uses f(w), else at the first perturbed point, as MeZO reports)."""
         if closure is None:
             raise RuntimeError(f"{type(self).__name__}.step needs a closure returning the loss")
+        self.check_loop(closure)
         distributed = dist.is_available() and dist.is_initialized()
         rank, world = (dist.get_rank(), dist.get_world_size()) if distributed else (0, 1)
         estimates, first = self._estimates(closure, rank)

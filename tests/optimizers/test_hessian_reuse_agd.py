@@ -264,3 +264,28 @@ def test_bad_arguments_name_the_field(field: str, change: dict) -> None:
     with pytest.raises(ValueError, match="max_gradient_calls"):
         hessian_reuse_agd(lambda x: x @ x, torch.ones(2), eps=1.0, n_hessian=0, lipschitz=2.0,
                           delta=0.5, max_gradient_calls=0)  # fmt: skip
+
+
+def test_step_size_is_the_scheduled_group_lr() -> None:
+    """StepLR drives η: 4 steps with lr 0.5 halved after every step equal the solver core
+    advanced with η = 0.5, 0.25, 0.125, 0.0625; groups with different lrs are refused."""
+    a, f = quadratic(4, [0.5, 1.0, 2.0])
+    x = torch.ones(3, dtype=F64, requires_grad=True)
+    optimizer = HessianReuseAGD([x], n_hessian=1, lipschitz=4.0, delta=0.1, lr=0.5)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    core = CriticalOrProgress(1e-3, 1, 4.0, 0.1, math.inf, 0.5, 0.1, math.inf, 100)
+    y = torch.ones(3, dtype=F64)
+    for step in range(4):
+        run_optimizer(optimizer, x, f, 1)
+        scheduler.step()
+        core.lr = 0.5 / 2**step
+        core.observe(a @ y)
+        if core.needs_hessian(y):
+            core.set_hessian(y, a)
+        y = core.advance(y, a @ y)
+    torch.testing.assert_close(x.detach(), y, rtol=0, atol=1e-12)
+    assert optimizer.param_groups[0]["lr"] == 0.5 / 16
+    w = torch.ones(1, dtype=F64, requires_grad=True)
+    split = HessianReuseAGD([{"params": [x]}, {"params": [w], "lr": 0.1}])
+    with pytest.raises(ValueError, match=r"param_groups\[\*\]\.lr must be equal"):
+        split.step(lambda: f(x) + w.sum())

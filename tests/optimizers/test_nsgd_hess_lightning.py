@@ -11,7 +11,7 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from benchmarks.quiet_trainer import quiet_trainer
-from optiforge.callbacks.sharpness_guard import SharpnessGuard
+from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
 from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
 
 pytestmark = pytest.mark.filterwarnings(
@@ -135,7 +135,7 @@ class LoggingQuadratic(PlainQuadratic):
 
 @pytest.mark.parametrize("optimizer", list(OPTIMIZERS))
 def test_logged_loss_is_the_loss_at_the_current_weights(optimizer: str) -> None:
-    """Under SharpnessGuard (the CLI's default), the closure calls away from x_t log nothing:
+    """Under OptimizerAdapter (the CLI's default), the closure calls away from x_t log nothing:
     the epoch-mean train loss is the mean of f(x_0..x_3) of the written-out method."""
     module = LoggingQuadratic(optimizer)
     trainer = L.Trainer(
@@ -145,7 +145,7 @@ def test_logged_loss_is_the_loss_at_the_current_weights(optimizer: str) -> None:
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
-        callbacks=[SharpnessGuard()],
+        callbacks=[OptimizerAdapter()],
     )
     trainer.fit(module, DataLoader(TensorDataset(torch.zeros(STEPS, 1)), batch_size=1))
     assert module.calls_per_step == [1] + [3] * (STEPS - 1)

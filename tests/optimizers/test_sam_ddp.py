@@ -10,6 +10,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
+from optiforge.optimizers.contract import LoopHooks
 from optiforge.optimizers.msam import MSAM
 from optiforge.optimizers.rwsam import RWSAM, rademacher
 from optiforge.optimizers.sam import SAM
@@ -62,7 +63,7 @@ def train_locally(rank: int, kind: str) -> torch.Tensor:
     """STEPS steps of `kind` on this rank's data under DDP; the final flattened parameters."""
     model = DistributedDataParallel(initial_model())
     optimizer = build(kind, model.parameters())
-    optimizer.ascent_context = model.no_sync
+    optimizer.bind_loop(LoopHooks(no_sync=model.no_sync))
     return train(model, optimizer, DATA_X[rank], DATA_Y[rank])
 
 

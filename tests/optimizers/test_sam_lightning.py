@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import torch
 
-from optiforge.callbacks import SharpnessGuard
-from optiforge.optimizers import SAM, NSGDHess
+from optiforge.callbacks import OptimizerAdapter
+from optiforge.optimizers import SAM, LoopHooks, NSGDHess
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli
+from tests.trainers import fake_trainer
 
 SAM_CONFIG = PROJECT_ROOT / "configs" / "optimizers" / "m_sharpness_digits_sam.yaml"
 
@@ -75,33 +78,40 @@ def test_fp16_with_a_gradient_scaler_fails_at_setup(optimizer_class: type) -> No
     """GPU fp16 AMP (a GradScaler present) drops the closure: refused, naming the flag, for
     every optimizer that evaluates its closure several times."""
     optimizer = optimizer_class([torch.zeros(1, requires_grad=True)])
-    trainer = SimpleNamespace(
-        optimizers=[optimizer],
-        precision="16-mixed",
-        precision_plugin=SimpleNamespace(scaler=object()),
-        accumulate_grad_batches=1,
-        model=None,
-    )
+    trainer = fake_trainer([optimizer], precision="16-mixed")
+    trainer.precision_plugin.scaler = object()
     with pytest.raises(ValueError, match="trainer.precision='16-mixed'"):
-        SharpnessGuard().on_fit_start(trainer, None)  # type: ignore[arg-type]
+        OptimizerAdapter().on_fit_start(trainer, None)  # type: ignore[arg-type]
 
 
-def test_guard_hands_local_ascent_the_ddp_no_sync() -> None:
-    """Under DDP (a model with `no_sync`), a local-ascent optimizer gets that context; a
-    global-ascent one keeps its no-op context."""
-    local = SAM([torch.zeros(1, requires_grad=True)], local_ascent=True)
-    shared = SAM([torch.zeros(1, requires_grad=True)])
-    no_sync = object()
-    trainer = SimpleNamespace(
-        optimizers=[local, shared],
-        precision="32-true",
-        precision_plugin=SimpleNamespace(scaler=None),
-        accumulate_grad_batches=1,
-        model=SimpleNamespace(no_sync=no_sync),
-    )
-    SharpnessGuard().on_fit_start(trainer, None)  # type: ignore[arg-type]
-    assert local.ascent_context is no_sync
-    assert shared.ascent_context is not no_sync
+def test_adapter_hands_local_ascent_the_ddp_no_sync() -> None:
+    """Under DDP (a model with `no_sync`, world size 2), the adapter binds the DDP model's
+    `no_sync`; only a local-ascent optimizer enters it, once per step (its ascent pass)."""
+    entered: list[str] = []
+
+    @contextlib.contextmanager
+    def no_sync() -> Iterator[None]:
+        entered.append("no_sync")
+        yield
+
+    local = SAM([torch.ones(1, requires_grad=True)], local_ascent=True)
+    shared = SAM([torch.ones(1, requires_grad=True)])
+    trainer = fake_trainer([local, shared], world_size=2, model=SimpleNamespace(no_sync=no_sync))
+    OptimizerAdapter().on_fit_start(trainer, torch.nn.Module())  # type: ignore[arg-type]
+    assert local.loop_hooks.no_sync is no_sync and shared.loop_hooks.no_sync is no_sync
+    for optimizer in (shared, local):
+        weight = optimizer.param_groups[0]["params"][0]
+
+        def closure(weight: torch.Tensor = weight, optimizer: SAM = optimizer) -> torch.Tensor:
+            optimizer.zero_grad()
+            loss = (weight**2).sum()
+            loss.backward()
+            return loss
+
+        optimizer.step(closure)
+        assert entered == ([] if optimizer is shared else ["no_sync"])
+    local.bind_loop(None)
+    assert local.loop_hooks == LoopHooks()
 
 
 @pytest.mark.parametrize("variant", ["SAM", "MSAM", "NSAM", "RWSAM"])

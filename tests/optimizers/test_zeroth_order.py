@@ -100,7 +100,7 @@ def test_closure_runs_without_autograd() -> None:
 
 
 def test_a_closure_that_runs_backward_is_refused() -> None:
-    """A backward inside the closure (e.g. Lightning without ForwardOnly) raises, naming the fix."""
+    """A backward inside the closure (Lightning without OptimizerAdapter) raises, naming it."""
     w = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
 
     def closure() -> torch.Tensor:
@@ -109,7 +109,7 @@ def test_a_closure_that_runs_backward_is_refused() -> None:
             loss.backward()
         return loss
 
-    with pytest.raises(RuntimeError, match="optiforge.callbacks.ForwardOnly"):
+    with pytest.raises(RuntimeError, match="optiforge.callbacks.OptimizerAdapter"):
         MeZO([w]).step(closure)
 
 
@@ -151,7 +151,7 @@ def test_parameters_frozen_at_construction_stay_untouched() -> None:
         return (a * a).sum() + (b * b).sum()
 
     optimizer = TelescopingZO([a, b], lr=0.1, construction="P4", weight_decay=0.5)
-    a.requires_grad_(False)  # what optiforge.callbacks.ForwardOnly does
+    a.requires_grad_(False)  # what optiforge.callbacks.OptimizerAdapter does
     optimizer.step(closure)
     assert all(torch.equal(v, torch.ones(2, dtype=torch.float64)) for v in seen_b)
     assert torch.equal(b.detach(), torch.ones(2, dtype=torch.float64))

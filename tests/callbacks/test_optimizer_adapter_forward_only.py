@@ -1,4 +1,4 @@
-"""ForwardOnly: zeroth-order optimizers under Lightning train with no backward and no graph,
+"""OptimizerAdapter: zeroth-order optimizers under Lightning train with no backward and no graph,
 log and checkpoint as usual, and resume exactly."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import lightning as L
 import pytest
 import torch
 
-from optiforge.callbacks import ForwardOnly, SharpnessGuard
+from optiforge.callbacks import OptimizerAdapter
 from optiforge.datamodules import DigitsDataModule
 from optiforge.lightning_modules import Classifier
 from optiforge.optimizers import MeZO, TelescopingZO
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli, run_train_py
+from tests.trainers import fake_trainer
 
 QUIET = ["--trainer.logger", "false", "--trainer.enable_progress_bar", "false"]
 QUIET += ["--test_after_fit", "false"]
@@ -69,7 +70,7 @@ def test_fit_changes_weights_without_any_backward(
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
-        callbacks=[ForwardOnly(), SharpnessGuard(), recorder],
+        callbacks=[OptimizerAdapter(), recorder],
     )
     trainer.fit(model, DigitsDataModule(batch_size=32))
     assert trainer.global_step == 4
@@ -84,9 +85,9 @@ def test_fit_changes_weights_without_any_backward(
 def test_mixing_with_a_gradient_optimizer_fails() -> None:
     """A module with a ZO and a gradient optimizer is refused, naming `optimizer`."""
     w = torch.nn.Parameter(torch.ones(2))
-    trainer = type("T", (), {"optimizers": [MeZO([w]), torch.optim.SGD([w], lr=0.1)]})()
+    trainer = fake_trainer([MeZO([w]), torch.optim.SGD([w], lr=0.1)])
     with pytest.raises(ValueError, match="^optimizer: forward-only"):
-        ForwardOnly().on_fit_start(trainer, Classifier())
+        OptimizerAdapter().on_fit_start(trainer, Classifier())
 
 
 def fit(directory: Path, *extra: str) -> dict[str, torch.Tensor]:
@@ -162,7 +163,7 @@ def test_lightning_ddp_two_processes_stay_in_sync(tmp_path: Path) -> None:
         "optiforge.optimizers.MeZO",
         "--optimizer.lr",
         "1e-4",
-        "--trainer.callbacks+=tests.callbacks.test_forward_only.RanksAgree",
+        "--trainer.callbacks+=tests.callbacks.test_optimizer_adapter_forward_only.RanksAgree",
         cwd=tmp_path,
         env={"PYTHONPATH": str(PROJECT_ROOT)},
     )

@@ -1,7 +1,8 @@
-"""SharpnessGuard keeps SAM's perturbed pass out of the logs and metrics of any LightningModule."""
+"""OptimizerAdapter keeps SAM's perturbed pass out of the logs and metrics of any module."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import lightning as L
@@ -15,10 +16,12 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, TensorDataset
 from torchmetrics import MeanSquaredError
 
-from optiforge.callbacks.sharpness_guard import SharpnessGuard, unreported
+from optiforge.callbacks.optimizer_adapter import OptimizerAdapter, unreported
+from optiforge.optimizers import create, needs
 from optiforge.optimizers.sam import SAM
 from optiforge.optimizers.sharpness_pass import SharpnessPass
 from tests.cli_helpers import metric_column
+from tests.trainers import fake_trainer, quiet_trainer
 
 torch.manual_seed(0)
 X = torch.randn(32, 3)
@@ -73,7 +76,7 @@ def test_logged_loss_and_metrics_are_at_the_current_weights(adaptive: bool, tmp_
         accelerator="cpu",
         logger=CSVLogger(tmp_path),
         log_every_n_steps=1,
-        callbacks=[SharpnessGuard(), recorder],
+        callbacks=[OptimizerAdapter(), recorder],
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
@@ -132,3 +135,66 @@ def test_metric_sees_only_reported_passes(
             module.mse(torch.tensor([q]), torch.tensor([u]))
     expected = sum((p - t) ** 2 for p, t in reported) / len(reported)
     assert float(module.mse.compute()) == pytest.approx(expected, rel=1e-5, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "flag"),
+    [
+        ("HessianReuseAGD", {"world_size": 2}, "trainer.strategy with world size 2"),
+        ("MeZO", {"precision": "bf16-mixed"}, "trainer.precision='bf16-mixed'"),
+        ("SAM", {"accumulate_grad_batches": 4}, "trainer.accumulate_grad_batches=4"),
+        ("NSGDHess", {"gradient_clip_val": 1.0}, "trainer.gradient_clip_val=1.0"),
+    ],
+)
+def test_refusals_name_the_flag_the_optimizer_and_why(
+    name: str, overrides: dict, flag: str
+) -> None:
+    """A setting the declaration cannot support is refused in one line: flag, name, reason."""
+    optimizer = create(name, [torch.nn.Parameter(torch.ones(2))])
+    with pytest.raises(ValueError) as error:
+        OptimizerAdapter().on_fit_start(
+            fake_trainer([optimizer], **overrides), NaiveRegression(False)
+        )
+    message = str(error.value)
+    assert message.startswith(f"{flag} cannot drive {name}: {needs(name).reason}")
+    assert "\n" not in message
+
+
+def test_without_the_adapter_lightning_runs_warn_once_naming_it(tmp_path: Path) -> None:
+    """SAM in a Trainer without OptimizerAdapter: one warning naming it over 8 steps; with it,
+    or in a plain torch loop, none."""
+    module = NaiveRegression(False)
+    optimizer = module.configure_optimizers()
+
+    def closure() -> Tensor:
+        optimizer.zero_grad()
+        loss = F.mse_loss(module.net(X).squeeze(-1), Y)
+        loss.backward()
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        optimizer.step(closure)
+    for callbacks, expected in (([], 1), ([OptimizerAdapter()], 0)):
+        trainer = quiet_trainer(max_epochs=2, callbacks=callbacks)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            trainer.fit(NaiveRegression(False), DataLoader(TensorDataset(X, Y), batch_size=BATCH))
+        named = [w for w in caught if "optiforge.callbacks.OptimizerAdapter" in str(w.message)]
+        assert len(named) == expected
+
+
+def test_private_lightning_and_torchmetrics_attributes_still_exist() -> None:
+    """The private attributes the adapter uses (docs/optimizers.md lists them) still exist and
+    mean what it assumes: `fit_loop._skip_backward` is the automatic loop's switch, and a metric
+    keeps `_update_count`, `_computed`, `_forward_cache` beside its `metric_state`."""
+    trainer = L.Trainer(accelerator="cpu", logger=False)
+    automatic = trainer.fit_loop.epoch_loop.automatic_optimization
+    assert automatic._skip_backward is False
+    trainer.fit_loop._skip_backward = True
+    assert automatic._skip_backward is True
+    metric = MeanSquaredError()
+    metric(torch.ones(2), torch.zeros(2))
+    assert set(metric.metric_state) == {"sum_squared_error", "total"}
+    assert metric._update_count == 1 and metric._computed is None
+    assert float(metric._forward_cache) == 1.0
