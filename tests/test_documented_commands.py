@@ -28,6 +28,15 @@ from tests.test_configs import (
 DOCS = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
 COMMAND = re.compile(r"python train\.py(?:\s+[^\s`|;&]+)*")
 CAPS = ["--trainer.fast_dev_run", "1"]
+# On top of tests/test_configs.py's sizes: fewer evaluation sets and instances, so that the
+# commands that test shipped weights (16 variants, x8 augmentation) take seconds, not minutes.
+SMALLER = {
+    "mtlkd": ["--data.init_args.eval_variants", "[CVRP]"],
+    "fsnet": [
+        *("--data.init_args.train_size", "8", "--data.init_args.val_size", "2"),
+        *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "4"),
+    ],
+}
 # Options whose value a smoke run replaces anyway: two commands that differ only there are one.
 CAPPED = {"--trainer.max_time", "--trainer.max_epochs"}
 # Commands that read files a clone does not have, with what they need.
@@ -91,7 +100,9 @@ def smoke_overrides(args: list[str]) -> list[str]:
     extra: list[str] = []
     for path in config_files(args):
         relative = path.relative_to(PROJECT_ROOT / "configs")
-        extra += FAST_DEV_OVERRIDES.get(relative.parts[0], []) if path.name == "base.yaml" else []
+        if path.name == "base.yaml":
+            extra += FAST_DEV_OVERRIDES.get(relative.parts[0], [])
+            extra += SMALLER.get(relative.parts[0], [])
         extra += FILE_OVERRIDES.get(str(relative), [])
         extra += next((v for k, v in WEIGHT_OVERRIDES.items() if path.stem.startswith(k)), [])
     return extra
@@ -122,7 +133,7 @@ def test_commands_are_found_on_the_pages() -> None:
     assert any(
         c.startswith("fit --optimizer optiforge.optimizers.BayesCurvature") for c in COMMANDS
     )
-    wrapped = "test --config configs/hephaestus/base.yaml --config configs/hephaestus/morph"
+    wrapped = "test --config configs/hephaestus/base.yaml --config configs/hephaestus/refine"
     assert any(c.startswith(wrapped) for c in COMMANDS)
 
 
