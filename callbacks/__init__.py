@@ -10,12 +10,14 @@ if TYPE_CHECKING:
     from optiforge.callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
     from optiforge.callbacks.fit_summary import FitSummary
     from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
+    from optiforge.callbacks.model_summary import CompactModelSummary
     from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
     from optiforge.callbacks.save_config import LoggerSaveConfigCallback
     from optiforge.callbacks.vrp_route_plot import VRPRoutePlot
     from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
+    "CompactModelSummary",
     "DualUpdates",
     "lagrangian_step",
     "require_dual_updates",
@@ -38,6 +40,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "optiforge.callbacks.fit_summary": ("FitSummary",),
         "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
+        "optiforge.callbacks.model_summary": ("CompactModelSummary",),
         "optiforge.callbacks.optimizer_adapter": ("OptimizerAdapter",),
         "optiforge.callbacks.save_config": ("LoggerSaveConfigCallback",),
         "optiforge.callbacks.vrp_route_plot": ("VRPRoutePlot",),

@@ -11,7 +11,7 @@ from, so Lightning's "Checkpoint directory ... exists and is not empty" warning 
 then (it still warns when a new run would mix its files with another run's).
 
 Example (any Lightning project):
-    >>> from callbacks import LatestCheckpoint
+    >>> from optiforge.callbacks import LatestCheckpoint
     >>> callback = LatestCheckpoint(monitor="val/loss", save_last=True)
 """
 

@@ -7,7 +7,7 @@ validator's costs) and "name" (the evaluation set, "VRPTW/n50" or "CVRP/X-n101-k
 before "/") is kept; nothing is drawn unless the logger is a `WandbLogger`.
 
 Example (any Lightning project):
-    >>> from callbacks import VRPRoutePlot
+    >>> from optiforge.callbacks import VRPRoutePlot
     >>> callback = VRPRoutePlot(key="test/routes")
 """
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from train import OptiforgeCLI, main
+from optiforge.cli import OptiforgeCLI, main
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PY = PROJECT_ROOT / "train.py"

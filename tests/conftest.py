@@ -9,6 +9,7 @@ import pytest
 from hypothesis import settings
 
 from tests.devices import DEVICES
+from tests.installed_copy import InstalledCopy, install_copy
 
 # Property tests draw the same examples on every run: CI is reproducible, never flaky by luck.
 settings.register_profile("optiforge", derandomize=True, deadline=None)
@@ -26,6 +27,12 @@ def in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test with a fresh temporary directory as the working directory."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def installed_copy(tmp_path_factory: pytest.TempPathFactory) -> InstalledCopy:
+    """A non-editable install of the project (once per session), used from an empty folder."""
+    return install_copy(tmp_path_factory.mktemp("installed"))
 
 
 @pytest.fixture(params=DEVICES)

@@ -12,9 +12,9 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from optiforge.cli import one_line
 from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, config_args, run_cli, run_train_py
 from tests.wandb_offline_reader import artifact_names, config_keys, history_values, read_records
-from train import one_line
 
 
 @pytest.mark.slow
@@ -150,7 +150,8 @@ def test_one_line_joins_nested_parser_keys() -> None:
 
 def test_import_loads_no_system(tmp_path: Path) -> None:
     """`import train` loads no module, data module, graph library or W&B (they load on use)."""
-    heavy = ("lightning_modules", "datamodules", "problems", "torch_geometric", "wandb")
+    heavy = ("optiforge.lightning_modules", "optiforge.datamodules", "optiforge.problems")
+    heavy += ("torch_geometric", "wandb")
     code = f"import sys, train; print([m for m in {heavy!r} if m in sys.modules])"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
