@@ -9,7 +9,16 @@ runs it; see docs/benchmarks.md.
 from __future__ import annotations
 
 from benchmarks.harness.registry import Benchmark, Run
-from benchmarks.harness.report import Column, markdown_table
+from benchmarks.harness.report import Column, markdown_table, mean_std
 from benchmarks.harness.timing import Timing, interleaved, timeit
 
-__all__ = ["Benchmark", "Column", "Run", "Timing", "interleaved", "markdown_table", "timeit"]
+__all__ = [
+    "Benchmark",
+    "Column",
+    "Run",
+    "Timing",
+    "interleaved",
+    "markdown_table",
+    "mean_std",
+    "timeit",
+]

@@ -18,7 +18,11 @@ FIGURES = ROOT / "docs" / "figures"
 RUNS = ROOT / "runs" / "benchmarks"
 
 # Every benchmark, by the name of its module under benchmarks/ (imported only when asked for).
-NAMES: tuple[str, ...] = ("covering",)
+NAMES: tuple[str, ...] = (
+    "covering",
+    "equality_constrained_interpolation",
+    "equality_constrained_pinn",
+)
 
 
 @dataclass

@@ -29,6 +29,13 @@ class Column:
         return format(value, self.fmt)
 
 
+def mean_std(values: Sequence[float], fmt: str = ".4f") -> str:
+    """`mean +- population std` of `values`, each in format `fmt`."""
+    import statistics
+
+    return f"{statistics.fmean(values):{fmt}} +- {statistics.pstdev(values):{fmt}}"
+
+
 def markdown_table(rows: Sequence[Mapping], columns: Sequence[Column]) -> str:
     """A markdown table: one header line, one rule, one line per row."""
     lines = [
@@ -42,10 +49,12 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[Column]) -> str:
 def footer(provenance: Mapping) -> str:
     """One markdown line naming the command, commit, threads and device of a result."""
     dirty = " (uncommitted changes)" if provenance["git"]["dirty"] else ""
+    seed = provenance["seed"]
+    seed = ", ".join(map(str, seed)) if isinstance(seed, list | tuple) else seed
     return (
         f"_`{provenance['command']}` at commit {provenance['git']['commit'][:10]}{dirty}; "
         f"torch {provenance['versions'].get('torch')}, {provenance['torch_threads']} thread(s), "
-        f"{provenance['device']}, seed {provenance['seed']}, {provenance['wall_seconds']:.1f} s._"
+        f"{provenance['device']}, seed {seed}, {provenance['wall_seconds']:.1f} s._"
     )
 
 
