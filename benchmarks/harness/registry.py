@@ -20,8 +20,11 @@ RUNS = ROOT / "runs" / "benchmarks"
 # Every benchmark, by the name of its module under benchmarks/ (imported only when asked for).
 NAMES: tuple[str, ...] = (
     "covering",
+    "equality_constrained_fairness",
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
+    "zeroth_order_bias",
+    "zeroth_order_cost",
 )
 
 
