@@ -23,6 +23,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_fairness",
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
+    "learning_rules_derivation",
     "order_statistics",
     "zeroth_order_bias",
     "zeroth_order_cost",
