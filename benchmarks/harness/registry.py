@@ -24,6 +24,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
     "learning_rules_derivation",
+    "learning_rules_optimizer",
     "order_statistics",
     "zeroth_order_bias",
     "zeroth_order_cost",
