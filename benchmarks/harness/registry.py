@@ -23,9 +23,12 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_fairness",
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
+    "generalization_diagnostic",
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "order_statistics",
+    "replicable_testing",
+    "replicable_testing_samples",
     "zeroth_order_bias",
     "zeroth_order_cost",
 )
