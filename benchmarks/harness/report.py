@@ -13,12 +13,14 @@ from benchmarks.harness.record import scrub_path, scrub_paths
 @dataclass(frozen=True)
 class Column:
     """A markdown column: `header`, the row's value (`key` or a function of the row) and a
-    format spec (`".3f"`, `"+.1f"`, ...). A missing or None value prints as `missing`."""
+    format spec (`".3f"`, `"+.1f"`, ...). A missing or None value prints as `missing`; `rule`
+    is the column's alignment row (`"---:"` right-aligns)."""
 
     header: str
     key: str | Callable[[Mapping], object]
     fmt: str = ""
     missing: str = "-"
+    rule: str = "---"
 
     def cell(self, row: Mapping) -> str:
         value = self.key(row) if callable(self.key) else row.get(self.key)
@@ -40,7 +42,7 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[Column]) -> str:
     """A markdown table: one header line, one rule, one line per row."""
     lines = [
         "| " + " | ".join(column.header for column in columns) + " |",
-        "|" + "---|" * len(columns),
+        "|" + "".join(f"{column.rule}|" for column in columns),
     ]
     lines += ["| " + " | ".join(column.cell(row) for column in columns) + " |" for row in rows]
     return "\n".join(lines)
