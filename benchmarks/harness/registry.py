@@ -27,9 +27,11 @@ NAMES: tuple[str, ...] = (
     "heavy_tailed_noise",
     "learning_rules_derivation",
     "learning_rules_optimizer",
+    "m_sharpness",
     "order_statistics",
     "replicable_testing",
     "replicable_testing_samples",
+    "submodular_streaming",
     "zeroth_order_bias",
     "zeroth_order_cost",
 )
