@@ -28,6 +28,7 @@ NAMES: tuple[str, ...] = (
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",
+    "optimizers",
     "order_statistics",
     "replicable_testing",
     "replicable_testing_samples",
