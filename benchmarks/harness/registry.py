@@ -35,6 +35,7 @@ NAMES: tuple[str, ...] = (
     "submodular_streaming",
     "zeroth_order_bias",
     "zeroth_order_cost",
+    "zeroth_order_finetune",
 )
 
 
