@@ -24,6 +24,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
     "generalization_diagnostic",
+    "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
     "learning_rules_derivation",
     "learning_rules_optimizer",
