@@ -20,6 +20,7 @@ RUNS = ROOT / "runs" / "benchmarks"
 # Every benchmark, by the name of its module under benchmarks/ (imported only when asked for).
 NAMES: tuple[str, ...] = (
     "covering",
+    "diverse",
     "equality_constrained_fairness",
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
@@ -53,10 +54,12 @@ class Run:
     started: float = field(default_factory=time.perf_counter)
     written: list[Path] = field(default_factory=list)
 
-    def write(self, stem: str, payload: Mapping, markdown: str | None = None) -> list[Path]:
+    def write(
+        self, stem: str, payload: Mapping, markdown: str | None = None, indent: int | None = 1
+    ) -> list[Path]:
         """`<stem>.json` (provenance + payload) and, given markdown, `<stem>.md`."""
         self.provenance["wall_seconds"] = time.perf_counter() - self.started
-        paths = write_result(self.out_dir, stem, payload, markdown, self.provenance)
+        paths = write_result(self.out_dir, stem, payload, markdown, self.provenance, indent)
         self.written += paths
         return paths
 

@@ -61,14 +61,20 @@ def footer(provenance: Mapping) -> str:
 
 
 def write_result(
-    folder: Path, stem: str, payload: Mapping, markdown: str | None, provenance: Mapping
+    folder: Path,
+    stem: str,
+    payload: Mapping,
+    markdown: str | None,
+    provenance: Mapping,
+    indent: int | None = 1,
 ) -> list[Path]:
     """Write `<stem>.json` (provenance first, machine paths scrubbed) and `<stem>.md` (the
-    markdown plus a provenance line) into `folder`; returns the paths written."""
+    markdown plus a provenance line) into `folder` (`indent` None: one line); returns the paths
+    written."""
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / f"{stem}.json"
     record = scrub_paths({"provenance": dict(provenance), **payload})
-    json_path.write_text(json.dumps(record, indent=1) + "\n")
+    json_path.write_text(json.dumps(record, indent=indent) + "\n")
     if markdown is None:
         return [json_path]
     md_path = folder / f"{stem}.md"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +14,9 @@ from benchmarks.harness.record import ROOT
 COMMAND = re.compile(r"python -m benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
 # Scripts still on their own command line (not yet moved onto the harness): documented
 # commands for these are only checked to name an existing module.
-NOT_YET_ON_THE_HARNESS = {
-    path.stem for path in (ROOT / "benchmarks").glob("*.py")
-} - set(registry.NAMES)
+NOT_YET_ON_THE_HARNESS = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - set(
+    registry.NAMES
+)
 
 
 def documented() -> list[tuple[str, str, list[str]]]:
