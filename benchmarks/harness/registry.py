@@ -27,6 +27,7 @@ NAMES: tuple[str, ...] = (
     "generalization_diagnostic",
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
+    "kv_compression",
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",

@@ -73,7 +73,9 @@ def write_result(
     written."""
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / f"{stem}.json"
-    record = scrub_paths({"provenance": dict(provenance), **payload})
+    record = scrub_paths(
+        json.loads(json.dumps({"provenance": dict(provenance), **payload}, default=str))
+    )
     json_path.write_text(json.dumps(record, indent=indent) + "\n")
     if markdown is None:
         return [json_path]
