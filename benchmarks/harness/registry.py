@@ -28,6 +28,7 @@ NAMES: tuple[str, ...] = (
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
     "kv_compression",
+    "kv_compression_e2e",
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",

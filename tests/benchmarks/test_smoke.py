@@ -15,7 +15,10 @@ from benchmarks.harness.record import git_state
 @pytest.mark.parametrize("name", registry.NAMES)
 def test_smoke_preset_runs_and_records_provenance(name: str, tmp_path: Path) -> None:
     """The smoke run writes only into its own folder, and each JSON starts with provenance."""
-    benchmark = registry.get(name)
+    try:
+        benchmark = registry.get(name)
+    except ImportError as error:  # a peer imported at module level
+        pytest.skip(f"optional peer not installed: {error}")
     for peer in benchmark.peers:
         try:
             importlib.import_module(peer.replace("-", "_"))
