@@ -24,6 +24,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_fairness",
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
+    "equivariant_landscape",
     "generalization_diagnostic",
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
