@@ -88,7 +88,10 @@ def parse(argv: Sequence[str]) -> Invocation:
     options = config_parser(benchmark, known.preset).parse_args(rest)
     fields = {f.name for f in dataclasses.fields(benchmark.config)}
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(options).items()}
-    config = benchmark.config(**{k: v for k, v in values.items() if k in fields})
+    try:
+        config = benchmark.config(**{k: v for k, v in values.items() if k in fields})
+    except ValueError as error:  # the config's own validation, reported like a parse error
+        config_parser(benchmark, known.preset).error(str(error))
     return Invocation(benchmark, config, known.preset, known.publish, known.out)
 
 

@@ -28,6 +28,7 @@ NAMES: tuple[str, ...] = (
     "generalization_diagnostic",
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
+    "hephaestus",
     "kv_compression",
     "kv_compression_e2e",
     "learning_rules_derivation",
