@@ -34,6 +34,7 @@ NAMES: tuple[str, ...] = (
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",
+    "neural_es",
     "optimizers",
     "order_statistics",
     "replicable_testing",
