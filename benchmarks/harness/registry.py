@@ -25,6 +25,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_interpolation",
     "equality_constrained_pinn",
     "equivariant_landscape",
+    "fsnet",
     "generalization_diagnostic",
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
