@@ -26,6 +26,7 @@ NAMES: tuple[str, ...] = (
     "equality_constrained_pinn",
     "equivariant_landscape",
     "fsnet",
+    "fsnet_vs_solvers",
     "generalization_diagnostic",
     "gradient_hessian_tradeoff",
     "heavy_tailed_noise",
