@@ -42,6 +42,7 @@ NAMES: tuple[str, ...] = (
     "replicable_testing",
     "replicable_testing_samples",
     "submodular_streaming",
+    "vrp_env_throughput",
     "zeroth_order_bias",
     "zeroth_order_cost",
     "zeroth_order_finetune",
