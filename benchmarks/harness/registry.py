@@ -43,6 +43,7 @@ NAMES: tuple[str, ...] = (
     "replicable_testing_samples",
     "submodular_streaming",
     "vrp_env_throughput",
+    "vrp_inference",
     "zeroth_order_bias",
     "zeroth_order_cost",
     "zeroth_order_finetune",
