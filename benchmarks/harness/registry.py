@@ -45,6 +45,7 @@ NAMES: tuple[str, ...] = (
     "replicable_testing",
     "replicable_testing_samples",
     "submodular_streaming",
+    "teacher_training_vs_rl4co",
     "vrp_env_throughput",
     "vrp_inference",
     "vrp_teacher_gaps",
