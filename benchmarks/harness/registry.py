@@ -36,6 +36,7 @@ NAMES: tuple[str, ...] = (
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",
+    "mtlkd_candidates",
     "mvmoe_large_rule",
     "mvmoe_signed_reference",
     "neural_es",
