@@ -45,6 +45,7 @@ NAMES: tuple[str, ...] = (
     "pyvrp_iteration_budget",
     "replicable_testing",
     "replicable_testing_samples",
+    "scion_lr_sweep",
     "submodular_streaming",
     "teacher_training_vs_rl4co",
     "vrp_env_throughput",
