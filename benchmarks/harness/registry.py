@@ -37,6 +37,7 @@ NAMES: tuple[str, ...] = (
     "learning_rules_optimizer",
     "m_sharpness",
     "mtlkd_candidates",
+    "mtlkd_figures",
     "mvmoe_large_rule",
     "mvmoe_signed_reference",
     "neural_es",
