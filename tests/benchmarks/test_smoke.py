@@ -24,10 +24,12 @@ def test_smoke_preset_runs_and_records_provenance(name: str, tmp_path: Path) -> 
             importlib.import_module(peer.replace("-", "_"))
         except ImportError as error:
             pytest.skip(f"optional peer {peer} not installed: {error}")
+    head = git_state()["commit"]
     run = cli.main(["run", name, "--preset", "smoke", "--out", str(tmp_path)])
     assert run is not None and run.written
     assert all(tmp_path in path.parents for path in run.written)
     for path in tmp_path.glob("*.json"):
         record = json.loads(path.read_text())["provenance"]
-        assert record["git"]["commit"] == git_state()["commit"]
         assert record["preset"] == "smoke"
+        assert record["command"].startswith(f"python -m benchmarks run {name} --preset smoke")
+        assert record["git"]["commit"] == head  # the checkout's commit when the run started
