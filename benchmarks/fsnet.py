@@ -220,25 +220,32 @@ def markdown(results: dict[str, dict], args: Config) -> tuple[str, list, list]:
 
 
 @dataclass(frozen=True)
-class Config:
-    """`train_iter`: FSNet's L-BFGS iterations in training; `output`: the result file stem."""
+class Training:
+    """The training both FSNet benchmarks share: `train_iter` / `test_iter` are FSNet's L-BFGS
+    iterations in training / at test, `unrolled_iter` those it backpropagates through."""
 
-    families: tuple[Literal[tuple(FAMILIES)], ...] = tuple(FSNET_FAMILIES)
-    methods: tuple[Literal[tuple(METHODS)], ...] = tuple(METHODS)
-    seeds: int = 3
     epochs: int = 60
     hidden: tuple[int, ...] = (256, 256)
     lr: float = 5e-4
     batch: int = 256
     train_size: int = 4096
     test_size: int = 1024
-    eval_batch: int = 1024
     train_iter: int = 20
     unrolled_iter: int = 10
     test_iter: int = 50
+    cache_dir: Path = Path("data/constrained")
+
+
+@dataclass(frozen=True)
+class Config(Training):
+    """The methods compared on each family; `output`: the result file stem."""
+
+    families: tuple[Literal[tuple(FAMILIES)], ...] = tuple(FSNET_FAMILIES)
+    methods: tuple[Literal[tuple(METHODS)], ...] = tuple(METHODS)
+    seeds: int = 3
+    eval_batch: int = 1024
     dc3_lr: float = 1e-3
     dc3_test_steps: int = 50
-    cache_dir: Path = Path("data/constrained")
     threads: int = 1
     output: str = "fsnet"
     wandb: bool = False

@@ -26,13 +26,12 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import lightning as L
 import numpy as np
 import torch
 
-from benchmarks.fsnet import build, fit, test
+from benchmarks.fsnet import Training, build, fit, test
 from benchmarks.harness import Benchmark, Run
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet import FSNet
@@ -302,27 +301,17 @@ def markdown(results: dict, args: Config) -> str:
 
 
 @dataclass(frozen=True)
-class Config:
-    """Problem size, FSNet's training, the L-BFGS memories tested, the solver batch sizes;
-    `output`: the result file stem."""
+class Config(Training):
+    """Problem size, the L-BFGS memories tested, the solver batch sizes; `output`: the result
+    file stem."""
 
     families: tuple[str, ...] = ("convex_qp",)
     num_vars: int = 100
     num_eq: int = 50
     num_ineq: int = 50
-    epochs: int = 60
-    hidden: tuple[int, ...] = (256, 256)
-    lr: float = 5e-4
-    batch: int = 256
-    train_size: int = 4096
-    test_size: int = 1024
-    train_iter: int = 20
-    unrolled_iter: int = 10
-    test_iter: int = 50
     test_memories: tuple[int, ...] = (30, 5)
     batch_sizes: tuple[int, ...] = (1, 32, 1024)
     workers: int = 2
-    cache_dir: Path = Path("data/constrained")
     output: str = "fsnet_vs_solvers"
 
 
