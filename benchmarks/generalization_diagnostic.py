@@ -72,6 +72,8 @@ def table(entries: dict[str, Any]) -> str:
 def per_distribution(runs: list[dict[str, Any]], value: str) -> str:
     """Mean training and test loss of the runs drawn with one distribution value."""
     chosen = [run for run in runs if run["distribution"] == value]
+    if not chosen:  # fewer retrainings than distribution values
+        return "-"
     train = sum(run["train_loss"] for run in chosen) / len(chosen)
     test = sum(run["test_loss"] for run in chosen) / len(chosen)
     return f"{train:.3f} / {test:.3f}"
@@ -110,7 +112,7 @@ def main(run: Run, args: Config) -> None:
     run.write(STEM, entries, table(entries))
 
 
-BENCHMARK = Benchmark("generalization_diagnostic", main, Config, smoke=dict(retrainings=3))
+BENCHMARK = Benchmark("generalization_diagnostic", main, Config, smoke=dict(retrainings=4))
 
 if __name__ == "__main__":
     BENCHMARK.main()
