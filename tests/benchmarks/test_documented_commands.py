@@ -11,6 +11,7 @@ import pytest
 from benchmarks.harness import cli, registry
 from benchmarks.harness.record import ROOT
 
+INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 COMMAND = re.compile(r"python -m benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
 # Scripts still on their own command line (not yet moved onto the harness): documented
 # commands for these are only checked to name an existing module.
@@ -23,7 +24,8 @@ def documented() -> list[tuple[str, str, list[str]]]:
     """(where, benchmark name, arguments) of each documented command."""
     found = []
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        text = path.read_text()
+        # an inline code span may wrap over lines: read its line breaks as continuations
+        text = INLINE_CODE.sub(lambda m: m.group(0).replace("\n", " \\\n"), path.read_text())
         for match in COMMAND.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             arguments = shlex.split(match.group(3).replace("\\\n", " "))
