@@ -3,23 +3,22 @@ known radii (unit square n = 1..10, unit disk n = 3..7), Gonzalez's farthest-poi
 and Nelder-Mead at equal evaluations of the exact covering radius; covers of the L-shape,
 annulus and comb have no published optimum and are compared between methods only.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.covering
+    OMP_NUM_THREADS=1 python -m benchmarks run covering [--publish]
 
-writes benchmarks/results/covering.{json,md} and docs/figures/covering_*.png. Every radius is
-the exact one (candidate enumeration, algorithms/covering/radius.py).
+writes covering.{json,md} and covering_*.png (published: benchmarks/results, docs/figures).
+Every radius is the exact one (candidate enumeration, algorithms/covering/radius.py).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.algorithms.covering import (
     KNOWN_RADII,
     Cover,
@@ -36,7 +35,7 @@ CASES = [("square", n) for n in range(1, 11)] + [("disk", n) for n in range(3, 8
 OTHER = [(name, n) for name in ("L-shape", "annulus", "comb") for n in (3, 5, 7)]
 
 
-def known_row(name: str, n: int, args: argparse.Namespace) -> tuple[dict, Cover]:
+def known_row(name: str, n: int, args: Config) -> tuple[dict, Cover]:
     """Smoothed method and Gonzalez on one set with a known optimum (or None)."""
     region = named(name)
     known = KNOWN_RADII.get(name, {}).get(n)
@@ -64,7 +63,7 @@ def known_row(name: str, n: int, args: argparse.Namespace) -> tuple[dict, Cover]
     return row, cover
 
 
-def equal_budget_row(name: str, n: int, args: argparse.Namespace) -> dict:
+def equal_budget_row(name: str, n: int, args: Config) -> dict:
     """Smoothed method vs Nelder-Mead, both given the same number of evaluations of r."""
     region = named(name)
     method = SmoothedZerothOrder(steps=args.budget_steps, samples=args.samples)
@@ -82,45 +81,33 @@ def equal_budget_row(name: str, n: int, args: argparse.Namespace) -> dict:
     }
 
 
-def known_table(rows: list[dict]) -> str:
-    """Markdown table of the sets with a known optimum."""
-    lines = [
-        "| set | n | known r | smoothed r | gap % | restarts within 1 % | restarts needed "
-        "| Gonzalez r | Gonzalez gap % | s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['set']} | {r['n']} | {r['known']:.6f} | {r['smoothed']:.6f} "
-            f"| {r['gap_pct']:+.3f} | {r['success_rate']:.2f} | {r['restarts_needed']} "
-            f"| {r['gonzalez']:.4f} | {r['gonzalez_gap_pct']:+.1f} | {r['seconds']:.1f} |"
-        )
-    return "\n".join(lines)
-
-
-def other_table(rows: list[dict]) -> str:
-    """Markdown table of the sets without a published optimum."""
-    lines = ["| set | n | smoothed r | Gonzalez r | Gonzalez / smoothed |", "|---|---|---|---|---|"]
-    for r in rows:
-        ratio = r["gonzalez"] / r["smoothed"]
-        lines.append(
-            f"| {r['set']} | {r['n']} | {r['smoothed']:.5f} | {r['gonzalez']:.5f} | {ratio:.3f} |"
-        )
-    return "\n".join(lines)
-
-
-def budget_table(rows: list[dict]) -> str:
-    """Markdown table of the equal-evaluation comparison."""
-    lines = [
-        "| set | n | evaluations | smoothed gap % | Nelder-Mead gap % | Nelder-Mead runs |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['set']} | {r['n']} | {r['evaluations']} | {r['smoothed_gap_pct']:+.3f} "
-            f"| {r['nelder_mead_gap_pct']:+.3f} | {r['nelder_mead_runs']} |"
-        )
-    return "\n".join(lines)
+KNOWN_COLUMNS = [
+    Column("set", "set"),
+    Column("n", "n"),
+    Column("known r", "known", ".6f"),
+    Column("smoothed r", "smoothed", ".6f"),
+    Column("gap %", "gap_pct", "+.3f"),
+    Column("restarts within 1 %", "success_rate", ".2f"),
+    Column("restarts needed", "restarts_needed"),
+    Column("Gonzalez r", "gonzalez", ".4f"),
+    Column("Gonzalez gap %", "gonzalez_gap_pct", "+.1f"),
+    Column("s", "seconds", ".1f"),
+]
+OTHER_COLUMNS = [
+    Column("set", "set"),
+    Column("n", "n"),
+    Column("smoothed r", "smoothed", ".5f"),
+    Column("Gonzalez r", "gonzalez", ".5f"),
+    Column("Gonzalez / smoothed", lambda r: r["gonzalez"] / r["smoothed"], ".3f"),
+]
+BUDGET_COLUMNS = [
+    Column("set", "set"),
+    Column("n", "n"),
+    Column("evaluations", "evaluations"),
+    Column("smoothed gap %", "smoothed_gap_pct", "+.3f"),
+    Column("Nelder-Mead gap %", "nelder_mead_gap_pct", "+.3f"),
+    Column("Nelder-Mead runs", "nelder_mead_runs"),
+]
 
 
 def draw(covers: list[tuple[Region, Cover]], path: Path) -> Path:
@@ -152,53 +139,53 @@ def _circle(centre: tuple[float, float], radius: float, color: str, fill: bool) 
     return Circle(centre, radius, color=color, fill=fill, alpha=0.25 if fill else 1.0, lw=1)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the three comparisons, print and write the tables, draw the covers."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--restarts", type=int, default=32)
-    parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--samples", type=int, default=8)
-    parser.add_argument("--grid", type=float, default=0.01, help="Gonzalez cloud spacing")
-    parser.add_argument("--budget-restarts", type=int, default=2)
-    parser.add_argument("--budget-steps", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    """Restarts x steps x (samples + 1) evaluations per cover; Gonzalez on a `grid` cloud;
+    the equal-evaluation comparison with its own restarts and steps."""
+
+    restarts: int = 32
+    steps: int = 2000
+    samples: int = 8
+    grid: float = 0.01
+    budget_restarts: int = 2
+    budget_steps: int = 1000
+    seed: int = 0
+
+
+def run(run: Run, args: Config) -> None:
+    """Run the three comparisons, write the tables, draw the covers."""
     torch.set_num_threads(1)
     known_rows, other_rows, budget_rows, covers = [], [], [], []
     for name, n in CASES + OTHER:
         row, cover = known_row(name, n, args)
         (known_rows if row["known"] is not None else other_rows).append(row)
         covers.append((named(name), cover))
-        print(f"{name} n={n} r={row['smoothed']:.5f} ({row['seconds']:.1f} s)", file=sys.stderr)
+        run.log(f"{name} n={n} r={row['smoothed']:.5f} ({row['seconds']:.1f} s)")
     for name, n in CASES:
         budget_rows.append(equal_budget_row(name, n, args))
-        print(f"equal budget {name} n={n} done", file=sys.stderr)
     text = (
         f"## Known optima ({args.restarts} restarts x {args.steps} steps x "
-        f"({args.samples} + 1) evaluations, seed {args.seed})\n\n{known_table(known_rows)}\n\n"
-        f"## Sets without a published optimum\n\n{other_table(other_rows)}\n\n"
+        f"({args.samples} + 1) evaluations, seed {args.seed})\n\n"
+        f"{markdown_table(known_rows, KNOWN_COLUMNS)}\n\n"
+        f"## Sets without a published optimum\n\n{markdown_table(other_rows, OTHER_COLUMNS)}\n\n"
         f"## Equal evaluations: {args.budget_restarts} restarts x {args.budget_steps} steps "
-        f"vs Nelder-Mead restarted until the same budget is spent\n\n{budget_table(budget_rows)}\n"
+        f"vs Nelder-Mead restarted until the same budget is spent\n\n"
+        f"{markdown_table(budget_rows, BUDGET_COLUMNS)}\n"
     )
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "covering.md").write_text(text)
-    record = {
-        "args": {k: str(v) for k, v in vars(args).items()},
-        "known": known_rows,
-        "other": other_rows,
-        "equal_budget": budget_rows,
-    }
-    (args.output_dir / "covering.json").write_text(json.dumps(record, indent=1))
-    out = figure_dir(args.output_dir)
-    for path in (
-        draw(covers[:10], out / "covering_square.png"),
-        draw(covers[10:15], out / "covering_disk.png"),
-        draw(covers[15:], out / "covering_other_sets.png"),
-    ):
-        print(f"wrote {path}", file=sys.stderr)
+    payload = {"known": known_rows, "other": other_rows, "equal_budget": budget_rows}
+    run.write("covering", {"args": asdict(args), **payload}, text)
+    draw(covers[:10], run.figure("covering_square.png"))
+    draw(covers[10:15], run.figure("covering_disk.png"))
+    draw(covers[15:], run.figure("covering_other_sets.png"))
 
+
+BENCHMARK = Benchmark(
+    "covering",
+    run,
+    Config,
+    smoke=dict(restarts=2, steps=10, samples=2, grid=0.05, budget_restarts=1, budget_steps=10),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -8,24 +8,24 @@ step sizes from a grid). Distance |zbar - z*|^2 / |z0 - z*|^2 and the duality ga
 against oracle calls g_ij per node and communication rounds (gossip rounds; an all-reduce counts
 as one). Seconds per round come from real gloo processes (one per node) spawned on this machine.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.diverse
+    OMP_NUM_THREADS=1 python -m benchmarks run diverse
 
-writes benchmarks/results/diverse.{json,md} and docs/figures/diverse_<topology>_<nodes>.png.
+writes diverse.{json,md} and docs/figures/diverse_<topology>_<nodes>.png.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from torch import Tensor
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.diverse import (
     RunSettings,
     load_compas_regression,
@@ -40,7 +40,7 @@ METHODS = ("diverse", "diverse_full_batch", "gt_eg", "gt_eg_fastmix", "centraliz
 
 
 def method_settings(
-    name: str, base: RunSettings, rounds: int, shard: int, args: argparse.Namespace
+    name: str, base: RunSettings, rounds: int, shard: int, args: Config
 ) -> RunSettings:
     """The run of `name` (before the step size): DIVERSE with random batches of mean b, DIVERSE
     in the notes' full-batch regime (b = n, p = beta = 0), GT-EG with one plain gossip round or
@@ -124,7 +124,7 @@ def figure(cell: dict, out: Path) -> Path:
     plot.axes[2].set_xscale("log")
     plot.axes[1].legend(fontsize=7)
     plot.suptitle(f"{cell['topology']}, {cell['nodes']} nodes (lambda2 = {cell['lambda2']:.3f})")
-    return save(plot, out / f"diverse_{cell['topology']}_{cell['nodes']}.png")
+    return save(plot, out)
 
 
 def table(cells: list[dict], targets: list[float]) -> str:
@@ -156,25 +156,28 @@ def table(cells: list[dict], targets: list[float]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+@dataclass(frozen=True)
+class Config:
+    """`iid`: shuffled shards instead of by target."""
+
+    nodes: tuple[int, ...] = (2, 4, 8)
+    topologies: tuple[str, ...] = ("ring", "erdos_renyi")
+    edge_probability: float = 0.4
+    steps: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3)
+    targets: tuple[float, ...] = (1e-4, 1e-8)
+    lambda_reg: float = 0.1
+    batch_size: float = 16.0
+    iterations: int = 800
+    batch_iterations: int = 4000
+    log_every: int = 10
+    timing_iterations: int = 40
+    timed_methods: tuple[Literal[METHODS], ...] = ("diverse", "gt_eg")
+    iid: bool = False
+    seed: int = 0
+
+
+def main(run: Run, args: Config) -> None:
     """Sweep settings and methods, time the distributed runs, write tables and figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, nargs="+", default=[2, 4, 8])
-    parser.add_argument("--topologies", nargs="+", default=["ring", "erdos_renyi"])
-    parser.add_argument("--edge-probability", type=float, default=0.4)
-    parser.add_argument("--steps", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.3])
-    parser.add_argument("--targets", type=float, nargs="+", default=[1e-4, 1e-8])
-    parser.add_argument("--lambda-reg", type=float, default=0.1)
-    parser.add_argument("--batch-size", type=float, default=16.0)
-    parser.add_argument("--iterations", type=int, default=800)
-    parser.add_argument("--batch-iterations", type=int, default=4000)
-    parser.add_argument("--log-every", type=int, default=10)
-    parser.add_argument("--timing-iterations", type=int, default=40)
-    parser.add_argument("--timed-methods", nargs="*", choices=METHODS, default=["diverse", "gt_eg"])
-    parser.add_argument("--iid", action="store_true", help="shuffled shards instead of by target")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
     by_target = not args.iid
     features, targets = load_compas_regression(data_path("compas/compas.csv"))
     cells = []
@@ -193,13 +196,13 @@ def main(argv: list[str] | None = None) -> None:
             for name in METHODS:
                 settings = method_settings(name, base, rounds, shards[0].shape[1], args)
                 best = tune(settings, args.steps, *shards, min(args.targets))
-                run = {"step": best["step"], "alpha": best["alpha"], "history": best["history"]}
+                found = {"step": best["step"], "alpha": best["alpha"], "history": best["history"]}
                 if name in args.timed_methods:
                     tuned = replace(settings, step_size=best["step"], alpha=best["alpha"])
-                    run["seconds_per_round"] = timing(tuned, args.timing_iterations, by_target)
-                cell["methods"][name] = run
+                    found["seconds_per_round"] = timing(tuned, args.timing_iterations, by_target)
+                cell["methods"][name] = found
             cells.append(cell)
-            print(f"{topology} {nodes} nodes done", file=sys.stderr)
+            run.log(f"{topology} {nodes} nodes done")
     text = (
         f"# DIVERSE on COMPAS robust regression ({'iid' if args.iid else 'by-target'} shards, "
         f"lambda = {args.lambda_reg}, b = {args.batch_size}, steps {args.steps})\n\n"
@@ -213,17 +216,20 @@ def main(argv: list[str] | None = None) -> None:
         + table(cells, args.targets)
         + "\n"
     )
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
     stem = "diverse_iid" if args.iid else "diverse"
-    (args.output_dir / f"{stem}.md").write_text(text)
-    record = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-              "cells": cells}  # fmt: skip
-    (args.output_dir / f"{stem}.json").write_text(json.dumps(record))
+    run.write(stem, {"args": asdict(args), "cells": cells}, text, indent=None)
     if not args.iid:
         for cell in cells:
-            print(f"wrote {figure(cell, figure_dir(args.output_dir))}", file=sys.stderr)
+            figure(cell, run.figure(f"diverse_{cell['topology']}_{cell['nodes']}.png"))
 
+
+BENCHMARK = Benchmark(
+    "diverse",
+    main,
+    Config,
+    smoke=dict(nodes=(2,), topologies=("ring",), steps=(0.2,), iterations=30, batch_iterations=40,
+               timing_iterations=3, timed_methods=("diverse",)),
+)  # fmt: skip
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -2,7 +2,7 @@
 equality-constrained primal-dual, logistic regression and an MLP, several seeds; and the same
 problem solved with Cooper (PyPI `cooper-optim`) against our `DualAscent` in one plain torch loop.
 
-    python -m benchmarks.equality_constrained_fairness [--seeds 0 1 2] [--steps 4000] [--wandb]
+    python -m benchmarks run equality_constrained_fairness [--seeds 0 1 2] [--steps 4000] [--wandb]
 
 Part 1 runs `train.py fit` on configs/constrained/compas_fair_logreg.yaml with overrides (model,
 mode, penalty weight), tested at the final weights: test accuracy and test parity gaps (hard
@@ -14,22 +14,24 @@ unconstrained, once with `optiforge.optimizers.DualAscent`, once with Cooper's
 apply the same simultaneous update, so their multipliers must agree; the per-step overhead over the
 unconstrained loop is the cost of the constraint machinery (best of `--repeats` timings).
 
-Writes benchmarks/results/equality_constrained_fairness.json and .md.
+Writes equality_constrained_fairness.json and .md.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from benchmarks.cli_runs import fit_and_test
+from benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
+from benchmarks.harness.registry import RESULTS
 from optiforge.datamodules.compas_fairness import CompasFairnessDataModule
 from optiforge.lightning_modules.classifier_nets import mlp
 from optiforge.lightning_modules.constrained.fair_classifier import (
@@ -39,7 +41,6 @@ from optiforge.lightning_modules.constrained.fair_classifier import (
 from optiforge.optimizers import DualAscent, equality
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 CONFIG = ROOT / "configs" / "constrained" / "compas_fair_logreg.yaml"
 MODELS: dict[str, list[int]] = {"logreg": [], "mlp": [64]}
 PENALTY_WEIGHTS = (1.0, 10.0, 100.0)
@@ -229,73 +230,65 @@ def peer_comparison(seeds: list[int], steps: int, repeats: int) -> list[dict[str
     return rows
 
 
-def summary(values: list[float]) -> str:
-    return f"{statistics.mean(values):.4f} +- {statistics.pstdev(values):.4f}"
-
-
-def markdown(lightning_rows: list[dict[str, object]], peer_rows: list[dict[str, object]]) -> str:
-    lines = [
-        "| model | method | test acc | test parity gap race | test parity gap sex "
-        "| smoothed residual race | s / run |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in lightning_rows:
-        runs = row["runs"]
-        cells = [summary([run[name] for run in runs]) for name in METRICS]
-        seconds = statistics.mean(run["seconds"] for run in runs)
-        lines.append(
-            f"| {row['model']} | {row['method']} | " + " | ".join(cells) + f" | {seconds:.0f} |"
+LIGHTNING_COLUMNS = [
+    Column("model", "model"),
+    Column("method", "method"),
+    *(
+        Column(header, lambda row, key=key: mean_std([run[key] for run in row["runs"]]))
+        for header, key in zip(
+            ("test acc", "test parity gap race", "test parity gap sex", "smoothed residual race"),
+            METRICS,
+            strict=True,
         )
-    lines += [
-        "",
-        "| model | seed | ms/step plain | ours | Cooper | overhead ours / Cooper | "
-        "max abs(mu ours - mu Cooper) | test gap race ours / Cooper |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for row in peer_rows:
-        ms = row["ms_per_step"]
-        test = row["test"]
-        lines.append(
-            f"| {row['model']} | {row['seed']} | {ms['unconstrained']:.3f} | {ms['ours']:.3f} "
-            f"| {ms['cooper']:.3f} | {row['overhead_ratio_ours_over_cooper']:.2f} "
-            f"| {row['max_multiplier_difference']:.1e} "
-            f"| {test['ours']['parity_gap/race']:.4f} / {test['cooper']['parity_gap/race']:.4f} |"
-        )
-    return "\n".join(lines) + "\n"
+    ),
+    Column("s / run", lambda row: statistics.mean(run["seconds"] for run in row["runs"]), ".0f"),
+]
+PEER_COLUMNS = [
+    Column("model", "model"),
+    Column("seed", "seed"),
+    Column("ms/step plain", lambda row: row["ms_per_step"]["unconstrained"], ".3f"),
+    Column("ours", lambda row: row["ms_per_step"]["ours"], ".3f"),
+    Column("Cooper", lambda row: row["ms_per_step"]["cooper"], ".3f"),
+    Column("overhead ours / Cooper", "overhead_ratio_ours_over_cooper", ".2f"),
+    Column("max abs(mu ours - mu Cooper)", "max_multiplier_difference", ".1e"),
+    Column(
+        "test gap race ours / Cooper",
+        lambda row: " / ".join(
+            f"{row['test'][m]['parity_gap/race']:.4f}" for m in ("ours", "cooper")
+        ),
+    ),
+]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--steps", type=int, default=4000, help="full-batch steps per run")
-    parser.add_argument("--repeats", type=int, default=3, help="timings per peer method")
-    parser.add_argument(
-        "--skip-lightning",
-        action="store_true",
-        help="only rerun the peer part; keep the Lightning rows of the existing results file",
-    )
-    parser.add_argument("--wandb", action="store_true", help="log the tables to W&B")
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    """Seeds, full-batch steps per run, timings per peer method; `skip_lightning` reruns only
+    the peer part and keeps the Lightning rows of the published file."""
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+    steps: int = 4000
+    repeats: int = 3
+    skip_lightning: bool = False
+    wandb: bool = False
+
+
+def run(run: Run, args: Config) -> None:
     torch.set_num_threads(1)
-    stem = RESULTS / "equality_constrained_fairness"
+    published = RESULTS / "equality_constrained_fairness.json"
     lightning_rows = []
-    if args.skip_lightning and stem.with_suffix(".json").is_file():
-        lightning_rows = json.loads(stem.with_suffix(".json").read_text())["lightning"]
+    if args.skip_lightning and published.is_file():
+        lightning_rows = json.loads(published.read_text())["lightning"]
     elif not args.skip_lightning:
         for model_name in MODELS:
             for method, overrides in methods().items():
-                runs = []
-                for seed in args.seeds:
-                    run = lightning_run(model_name, overrides, seed, args.steps)
-                    runs.append(run)
-                    print(
-                        f"{model_name} {method} seed {seed}: acc {run['acc']:.4f} gap race "
-                        f"{run['parity_gap/race']:.4f} sex {run['parity_gap/sex']:.4f}"
-                    )
+                runs = [
+                    lightning_run(model_name, overrides, seed, args.steps) for seed in args.seeds
+                ]
+                run.log(f"{model_name} {method}: acc {mean_std([r['acc'] for r in runs])}")
                 lightning_rows.append({"model": model_name, "method": method, "runs": runs})
-    peer_rows = peer_comparison(args.seeds, args.steps, args.repeats)
+    peer_rows = peer_comparison(list(args.seeds), args.steps, args.repeats)
     config = {
-        "seeds": args.seeds,
+        "seeds": list(args.seeds),
         "steps": args.steps,
         "primal_lr": PRIMAL_LR,
         "dual_lr": DUAL_LR,
@@ -303,12 +296,12 @@ def main() -> None:
         "models": MODELS,
         "torch_threads": 1,
     }
-    RESULTS.mkdir(exist_ok=True)
     result = {"config": config, "lightning": lightning_rows, "peer": peer_rows}
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2))
-    table = markdown(lightning_rows, peer_rows)
-    stem.with_suffix(".md").write_text(table)
-    print(table)
+    table = (
+        f"{markdown_table(lightning_rows, LIGHTNING_COLUMNS)}\n\n"
+        f"{markdown_table(peer_rows, PEER_COLUMNS)}\n"
+    )
+    run.write("equality_constrained_fairness", result, table)
     if args.wandb:
         log_to_wandb(config, table)
 
@@ -329,5 +322,13 @@ def log_to_wandb(config: dict[str, object], table: str) -> None:
     run.finish()
 
 
+BENCHMARK = Benchmark(
+    "equality_constrained_fairness",
+    run,
+    Config,
+    smoke=dict(seeds=(0,), steps=5, repeats=1),
+    peers=("cooper",),
+)
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

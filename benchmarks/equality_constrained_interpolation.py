@@ -1,113 +1,99 @@
 """Interpolating classifier (Barthakur & Chamon, per-sample variant): ERM vs per-sample
 CE = 0 equality constraints on a seeded subset of the digits training split, equal step budget.
 
-    python -m benchmarks.equality_constrained_interpolation [--seeds 0 1 2] [--label-noise 0 0.2]
+    python -m benchmarks run equality_constrained_interpolation [--seeds 0 1] [--label-noise 0]
 
 Each run is `train.py fit` on configs/constrained/digits_interpolation_<method>.yaml (1000
 full-batch AdamW steps), tested at the final weights: test accuracy, and on the constrained
 training samples the largest CE, the share with CE <= 0.05 and the accuracy. `--data.seed` is
 the run's seed, so split, constrained subset and initialization all change with it. With label
 noise the constrained subset holds noisy samples too. Writes
-benchmarks/results/equality_constrained_interpolation.json and .md.
+equality_constrained_interpolation.json and .md.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from benchmarks.cli_runs import fit_and_test
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "constrained"
 METHODS = {
     "ERM": "digits_interpolation_erm.yaml",
     "equality-constrained": "digits_interpolation_lagrangian.yaml",
 }
 METRICS = ("acc", "constrained_loss_max", "constrained_satisfied", "constrained_acc")
-HEADER = (
-    f"{'noise':>5}  {'method':<20} {'seed':>4}  {'test acc':>8}  {'subset max CE':>13}  "
-    f"{'satisfied':>9}  {'subset acc':>10}  {'wall s':>6}"
-)
-
-
-def row_text(noise: float, method: str, seed: str, cells: list[str]) -> str:
-    widths = (8, 13, 9, 10, 6)
-    text = "  ".join(f"{cell:>{width}}" for cell, width in zip(cells, widths, strict=True))
-    return f"{noise:>5g}  {method:<20} {seed:>4}  {text}"
-
-
-def markdown_table(rows: list[dict], config: dict) -> str:
-    """The per-method summary (mean +- population std over seeds) as a Markdown table."""
-    lines = [
-        f"Digits, {config['steps']} full-batch steps, {config['constrained_samples']} constrained "
-        f"samples, seeds {config['seeds']}; satisfied = CE <= {config['satisfaction_tol']}",
-        "",
-        "| label noise | method | test acc | max CE on the subset | satisfied | subset acc "
-        "| s / run |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in rows:
-        cells = [f"{row[n]['mean']:.4f} +- {row[n]['std']:.4f}" for n in METRICS]
-        lines.append(
-            f"| {row['label_noise']:g} | {row['method']} | {' | '.join(cells)} "
-            f"| {row['seconds']['mean']:.0f} |"
+COLUMNS = [
+    Column("label noise", "label_noise", "g"),
+    Column("method", "method"),
+    *(
+        Column(header, lambda row, key=key: f"{row[key]['mean']:.4f} +- {row[key]['std']:.4f}")
+        for header, key in zip(
+            ("test acc", "max CE on the subset", "satisfied", "subset acc"), METRICS, strict=True
         )
-    return "\n".join(lines) + "\n"
+    ),
+    Column("s / run", lambda row: row["seconds"]["mean"], ".0f"),
+]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--label-noise", type=float, nargs="+", default=[0.0, 0.2])
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    """Seeds and label-noise levels (`batches` limits the steps, for the smoke preset)."""
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+    label_noise: tuple[float, ...] = (0.0, 0.2)
+    batches: int | None = None
+
+
+def run(run: Run, args: Config) -> None:
     torch.set_num_threads(1)
     rows = []
-    lines = [HEADER]
+    limit = ["--trainer.limit_train_batches", str(args.batches)] if args.batches else []
     for noise in args.label_noise:
         for method, config in METHODS.items():
             runs = []
             for seed in args.seeds:
-                overrides = ["--data.label_noise", str(noise)]
-                path = ROOT / "configs" / "constrained" / config
-                run = {"seed": seed, **fit_and_test(path, overrides, seed, METRICS)}
-                runs.append(run)
-                cells = [f"{run[name]:.4f}" for name in METRICS] + [f"{run['seconds']:.1f}"]
-                lines.append(row_text(noise, method, str(seed), cells))
-                print(lines[-1], flush=True)
+                overrides = ["--data.label_noise", str(noise), *limit]
+                fit = {"seed": seed, **fit_and_test(CONFIGS / config, overrides, seed, METRICS)}
+                runs.append(fit)
+                run.log(f"{noise} {method} {seed}: " + ", ".join(f"{fit[m]:.4f}" for m in METRICS))
             summary = {}
             for name in (*METRICS, "seconds"):
-                values = [run[name] for run in runs]
-                summary[name] = {
-                    "mean": statistics.mean(values),
-                    "std": statistics.pstdev(values),
-                }
-            cells = [f"{summary[n]['mean']:.3f}+-{summary[n]['std']:.3f}" for n in METRICS]
-            lines.append(
-                row_text(noise, method, "mean", [*cells, f"{summary['seconds']['mean']:.1f}"])
-            )
+                values = [fit[name] for fit in runs]
+                summary[name] = {"mean": statistics.mean(values), "std": statistics.pstdev(values)}
             rows.append(
                 {"label_noise": noise, "method": method, "config": config, "runs": runs, **summary}
             )
-    RESULTS.mkdir(exist_ok=True)
     config = {
-        "seeds": args.seeds,
-        "label_noise": args.label_noise,
+        "seeds": list(args.seeds),
+        "label_noise": list(args.label_noise),
         "steps": 1000,
         "constrained_samples": 100,
         "satisfaction_tol": 0.05,
         "std": "population (pstdev) over seeds",
     }
-    (RESULTS / "equality_constrained_interpolation.json").write_text(
-        json.dumps({"config": config, "rows": rows}, indent=2)
+    head = (
+        f"Digits, {config['steps']} full-batch steps, {config['constrained_samples']} constrained "
+        f"samples, seeds {config['seeds']}; satisfied = CE <= {config['satisfaction_tol']}"
     )
-    (RESULTS / "equality_constrained_interpolation.md").write_text(markdown_table(rows, config))
-    print("\n".join(lines))
+    run.write(
+        "equality_constrained_interpolation",
+        {"config": config, "rows": rows},
+        f"{head}\n\n{markdown_table(rows, COLUMNS)}",
+    )
 
+
+BENCHMARK = Benchmark(
+    "equality_constrained_interpolation",
+    run,
+    Config,
+    smoke=dict(seeds=(0,), label_noise=(0.2,), batches=3),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

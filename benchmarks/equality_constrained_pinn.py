@@ -1,76 +1,72 @@
 """Convection boundary-value problem (Barthakur & Chamon): weighted-penalty PINN vs equality
 constraints on the initial and boundary conditions, equal step budget, several seeds.
 
-    python -m benchmarks.equality_constrained_pinn [--seeds 0 1 2] [--beta 10] [--epochs 10]
+    python -m benchmarks run equality_constrained_pinn [--seeds 0 1 2] [--beta 10] [--epochs 10]
 
 Each run is `train.py fit` on configs/constrained/convection_pinn_<method>.yaml (500 full-batch
 steps per epoch), tested at the final weights: relative L2 error to sin(x - beta t) on a
 256 x 100 grid and the largest initial / periodic-boundary violation on 1000 points.
-Writes benchmarks/results/equality_constrained_pinn.json and .md.
+Writes equality_constrained_pinn.json and .md.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import mean
 
 import torch
 
 from benchmarks.cli_runs import fit_and_test
+from benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "constrained"
 METHODS = {
     "PINN penalty (1, 100, 100)": "convection_pinn_penalty.yaml",
     "equality-constrained (ours)": "convection_pinn_lagrangian.yaml",
 }
 METRICS = ("rel_l2", "max_boundary_violation", "max_ic_violation", "max_bc_violation")
+HEADERS = ("rel L2", "max boundary violation", "max IC violation", "max BC violation")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--beta", type=float, default=10.0)
-    parser.add_argument("--epochs", type=int, default=10, help="x 500 full-batch steps")
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    """Seeds, the convection speed beta, epochs of 500 full-batch steps (`batches` limits them)."""
+
+    seeds: tuple[int, ...] = (0, 1, 2)
+    beta: float = 10.0
+    epochs: int = 10
+    batches: int | None = None
+
+
+def run(run: Run, args: Config) -> None:
     torch.set_num_threads(1)
     rows = []
+    limit = ["--trainer.limit_train_batches", str(args.batches)] if args.batches else []
     for method, config in METHODS.items():
         runs = []
         for seed in args.seeds:
             overrides = ["--model.beta", str(args.beta), "--trainer.max_epochs", str(args.epochs)]
-            run = fit_and_test(ROOT / "configs" / "constrained" / config, overrides, seed, METRICS)
-            runs.append(run)
-            print(
-                f"{method} seed {seed}: rel L2 {run['rel_l2']:.4f}, max boundary violation "
-                f"{run['max_boundary_violation']:.4f} ({run['seconds']:.0f} s)"
-            )
+            fit = fit_and_test(CONFIGS / config, [*overrides, *limit], seed, METRICS)
+            runs.append(fit)
+            run.log(f"{method} seed {seed}: rel L2 {fit['rel_l2']:.4f} ({fit['seconds']:.0f} s)")
         rows.append({"method": method, "config": config, "runs": runs})
-    lines = [
-        f"Convection beta = {args.beta:g}, {args.epochs * 500} Adam steps, seeds {args.seeds}",
-        "",
-        "| method | rel L2 | max boundary violation | max IC violation | max BC violation "
-        "| s / run |",
-        "|---|---|---|---|---|---|",
+    columns = [Column("method", "method")] + [
+        Column(header, lambda row, key=key: mean_std([r[key] for r in row["runs"]]))
+        for header, key in zip(HEADERS, METRICS, strict=True)
     ]
-    for row in rows:
-        cells = []
-        for name in METRICS:
-            values = [run[name] for run in row["runs"]]
-            cells.append(f"{statistics.mean(values):.4f} +- {statistics.pstdev(values):.4f}")
-        seconds = statistics.mean(run["seconds"] for run in row["runs"])
-        lines.append(f"| {row['method']} | " + " | ".join(cells) + f" | {seconds:.0f} |")
-    table = "\n".join(lines) + "\n"
-    RESULTS.mkdir(exist_ok=True)
-    config = {"beta": args.beta, "steps": args.epochs * 500, "seeds": args.seeds}
-    (RESULTS / "equality_constrained_pinn.json").write_text(
-        json.dumps({"config": config, "rows": rows}, indent=2)
+    columns.append(Column("s / run", lambda row: mean([r["seconds"] for r in row["runs"]]), ".0f"))
+    head = (
+        f"Convection beta = {args.beta:g}, {args.epochs * 500} Adam steps, seeds {list(args.seeds)}"
     )
-    (RESULTS / "equality_constrained_pinn.md").write_text(table)
-    print(table)
+    config = {"beta": args.beta, "steps": args.epochs * 500, "seeds": args.seeds}
+    table = markdown_table(rows, columns)
+    run.write("equality_constrained_pinn", {"config": config, "rows": rows}, f"{head}\n\n{table}")
 
+
+BENCHMARK = Benchmark(
+    "equality_constrained_pinn", run, Config, smoke=dict(seeds=(0,), epochs=1, batches=3)
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,6 +1,6 @@
 """Hidden symmetries and relaxation: constrained vs relaxed vs free permutation networks.
 
-    python -m benchmarks.equivariant_landscape [--seeds 10] [--steps 4000] [--wandb]
+    python -m benchmarks run equivariant_landscape [--seeds 10] [--steps 4000] [--wandb]
 
 Teacher-student regression (`optiforge.datamodules.PermutationTeacherDataModule`, invariant scalar
 output, 2048 training and 4096 test samples) for each setting of SETTINGS: the teacher's and
@@ -24,21 +24,21 @@ ends nearer to: its own or the teacher's (padded to the student's width), by
 `distance_to_rep`. The training loop is a plain torch loop over the module's own `objective`
 (Lightning's per-step overhead would dominate a network of ~100 parameters); `train.py` runs
 the same module under Lightning.
-Writes benchmarks/results/equivariant_landscape.{json,md}.
+Writes equivariant_landscape.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from collections import Counter
-from pathlib import Path
+from dataclasses import asdict, dataclass
+from typing import Literal
 
 import numpy as np
 import torch
 from torch.nn.functional import mse_loss
 
+from benchmarks.harness import Benchmark, Run
 from benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
 from optiforge.lightning_modules.equivariant.hidden_rep import rep_name
@@ -46,7 +46,6 @@ from optiforge.lightning_modules.equivariant.landscape import landscape_at
 from optiforge.lightning_modules.equivariant.module import EquivariantRegressor
 from optiforge.problems.equivariant.permutation_rep import PermutationRep
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 # name -> (n, teacher hidden blocks, student hidden blocks)
 SETTINGS: dict[str, tuple[int, list[str], list[str]]] = {
     "n4 teacher 4 set, student 4 set": (4, ["set"] * 4, ["set"] * 4),
@@ -107,9 +106,7 @@ def nearest_rep(model: EquivariantRegressor) -> tuple[str, dict[str, float]]:
     return best.removeprefix("hidden_rep/"), distances
 
 
-def run_seed(
-    setting: tuple[int, list[str], list[str]], seed: int, args: argparse.Namespace
-) -> dict:
+def run_seed(setting: tuple[int, list[str], list[str]], seed: int, args: Config) -> dict:
     n, teacher_hidden, student_hidden = setting
     data = PermutationTeacherDataModule(
         n=n, teacher_hidden_blocks=tuple(teacher_hidden), seed=seed, train_size=2048
@@ -135,7 +132,7 @@ def run_seed(
     return out
 
 
-def summarize(runs: list[dict], args: argparse.Namespace, own: str, teacher: str) -> dict:
+def summarize(runs: list[dict], args: Config, own: str, teacher: str) -> dict:
     """Medians, 90th percentiles, stuck and escape shares, nearest-representation counts."""
     summary: dict[str, object] = {}
     for mode in ("constrained", "relaxed", "released", "free"):
@@ -171,7 +168,7 @@ def summarize(runs: list[dict], args: argparse.Namespace, own: str, teacher: str
     return summary
 
 
-def markdown(summaries: dict[str, dict], args: argparse.Namespace) -> tuple[str, list, list]:
+def markdown(summaries: dict[str, dict], args: Config) -> tuple[str, list, list]:
     columns = [
         "setting",
         "constrained median / p90 / stuck",
@@ -209,17 +206,20 @@ def markdown(summaries: dict[str, dict], args: argparse.Namespace) -> tuple[str,
     return "\n".join(lines) + "\n", columns, rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS))
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--steps", type=int, default=4000, help="steps per phase (T)")
-    parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--stuck", type=float, default=1e-2, help="relative test MSE threshold")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    """`steps` per phase (T); `stuck`: the relative test MSE threshold."""
+
+    settings: tuple[Literal[tuple(SETTINGS)], ...] = tuple(SETTINGS)
+    seeds: int = 10
+    steps: int = 4000
+    lr: float = 0.01
+    stuck: float = 1e-2
+    threads: int = 1
+    wandb: bool = False
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     summaries, raw = {}, {}
     for name in args.settings:
@@ -228,17 +228,22 @@ def main(argv: list[str] | None = None) -> None:
         runs = [run_seed(SETTINGS[name], seed, args) for seed in range(args.seeds)]
         raw[name] = runs
         summaries[name] = summarize(runs, args, rep_name(student_hidden), rep_name(teacher_hidden))
-        print(name, f"{time.perf_counter() - start:.0f} s", summaries[name], flush=True)
+        run.log(f"{name} {time.perf_counter() - start:.0f} s {summaries[name]}")
     text, columns, rows = markdown(summaries, args)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-    payload = {"config": config, "summaries": summaries, "runs": raw}
-    (args.output_dir / "equivariant_landscape.json").write_text(json.dumps(payload, indent=2))
-    (args.output_dir / "equivariant_landscape.md").write_text(text)
-    print(text, flush=True)
+    config = asdict(args)
+    run.write(
+        "equivariant_landscape", {"config": config, "summaries": summaries, "runs": raw}, text
+    )
     if args.wandb:
         log_tables("equivariant_landscape", config, {"equivariant_landscape": (columns, rows)})
 
 
+BENCHMARK = Benchmark(
+    "equivariant_landscape",
+    main,
+    Config,
+    smoke=dict(settings=tuple(SETTINGS)[:1], seeds=1, steps=5),
+)
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -12,21 +12,23 @@ from the cache build), and `speedup` = its summed time / the batch solve time.
 Targets: convex QP: mean gap <= 1e-3, max violations <= 1e-5, speedup >= 5;
 nonconvex and nonsmooth: FSNet's gap below DC3's and the penalty net's, violations <= 1e-5.
 
-    python -m benchmarks.fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
+    python -m benchmarks run fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import lightning as L
 import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
+from benchmarks.harness import Benchmark, Run
 from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
@@ -35,14 +37,13 @@ from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverMod
 from optiforge.problems.constrained import FAMILIES, ProblemSpec
 from optiforge.problems.constrained.reference_solvers import solve_reference
 
-RESULTS = Path(__file__).resolve().parent / "results"
 FSNET_FAMILIES = [name for name in FAMILIES if not name.startswith("dc3_")]
 METHODS = ("fsnet", "dc3", "penalty", "projection")
 TARGET_GAP, TARGET_VIOLATION, TARGET_SPEEDUP = 1e-3, 1e-5, 5.0
 
 
 def build(
-    method: str, problem: ProblemSpec, args: argparse.Namespace, test_memory: int | None = None
+    method: str, problem: ProblemSpec, args: Config, test_memory: int | None = None
 ) -> ConstrainedSolverModule:
     """A fresh model of `method` with the benchmark's shared network size (`test_memory`: FSNet's
     evaluation L-BFGS memory, None for the training memory)."""
@@ -103,7 +104,7 @@ def retime_reference(data: ConstrainedProblemDataModule) -> dict[str, float]:
 
 
 def run_family(
-    name: str, args: argparse.Namespace
+    name: str, args: Config
 ) -> tuple[dict[str, list[dict[str, float]]], dict[str, float]]:
     """All methods and seeds on one family, and the reference's re-timing."""
     problem = ProblemSpec(name)
@@ -169,7 +170,7 @@ def targets(name: str, summary: dict[str, dict[str, float]]) -> dict[str, bool]:
     return out
 
 
-def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, list, list]:
+def markdown(results: dict[str, dict], args: Config) -> tuple[str, list, list]:
     columns = [
         "family",
         "method",
@@ -218,29 +219,39 @@ def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, l
     return "\n".join(lines) + "\n", columns, rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=FSNET_FAMILIES)
-    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=60)
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
-    parser.add_argument("--lr", type=float, default=5e-4)
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--train-size", type=int, default=4096)
-    parser.add_argument("--test-size", type=int, default=1024)
-    parser.add_argument("--eval-batch", type=int, default=1024)
-    parser.add_argument("--train-iter", type=int, default=20, help="FSNet L-BFGS iterations")
-    parser.add_argument("--unrolled-iter", type=int, default=10)
-    parser.add_argument("--test-iter", type=int, default=50)
-    parser.add_argument("--dc3-lr", type=float, default=1e-3)
-    parser.add_argument("--dc3-test-steps", type=int, default=50)
-    parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--output", default="fsnet")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Training:
+    """The training both FSNet benchmarks share: `train_iter` / `test_iter` are FSNet's L-BFGS
+    iterations in training / at test, `unrolled_iter` those it backpropagates through."""
+
+    epochs: int = 60
+    hidden: tuple[int, ...] = (256, 256)
+    lr: float = 5e-4
+    batch: int = 256
+    train_size: int = 4096
+    test_size: int = 1024
+    train_iter: int = 20
+    unrolled_iter: int = 10
+    test_iter: int = 50
+    cache_dir: Path = Path("data/constrained")
+
+
+@dataclass(frozen=True)
+class Config(Training):
+    """The methods compared on each family; `output`: the result file stem."""
+
+    families: tuple[Literal[tuple(FAMILIES)], ...] = tuple(FSNET_FAMILIES)
+    methods: tuple[Literal[tuple(METHODS)], ...] = tuple(METHODS)
+    seeds: int = 3
+    eval_batch: int = 1024
+    dc3_lr: float = 1e-3
+    dc3_test_steps: int = 50
+    threads: int = 1
+    output: str = "fsnet"
+    wandb: bool = False
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     results = {}
     for name in args.families:
@@ -253,15 +264,20 @@ def main(argv: list[str] | None = None) -> None:
             "runs": runs,
         }
     text, columns, rows = markdown(results, args)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-    payload = {"config": config, "results": results}
-    (args.output_dir / f"{args.output}.json").write_text(json.dumps(payload, indent=2))
-    (args.output_dir / f"{args.output}.md").write_text(text)
-    print(text, flush=True)
+    config = asdict(args)
+    run.write(args.output, {"config": config, "results": results}, text, indent=2)
     if args.wandb:
         log_tables(args.output, config, {args.output: (columns, rows)})
 
 
+BENCHMARK = Benchmark(
+    "fsnet",
+    main,
+    Config,
+    smoke=dict(families=("convex_qp",), seeds=1, epochs=1, hidden=(16,), batch=32, train_size=64,
+               test_size=16, eval_batch=16, train_iter=2, unrolled_iter=2, test_iter=3,
+               dc3_test_steps=3),
+)  # fmt: skip
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -16,23 +16,23 @@ Gaps are relative to the from-scratch reference's objective. Time per instance a
 grows (1, 32, 1024 instances) for FSNet (one batch) and for the matched solver (set-up
 included). Every point of every method goes through the family's own residuals.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.fsnet_vs_solvers --families convex_qp
+    OMP_NUM_THREADS=1 python -m benchmarks run fsnet_vs_solvers --families convex_qp
 
-writes benchmarks/results/fsnet_vs_solvers.{json,md}.
+writes fsnet_vs_solvers.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import lightning as L
 import numpy as np
 import torch
 
-from benchmarks.fsnet import build, fit, test
+from benchmarks.fsnet import Training, build, fit, test
+from benchmarks.harness import Benchmark, Run
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet import FSNet
 from optiforge.problems.constrained import ProblemSpec
@@ -40,7 +40,6 @@ from optiforge.problems.constrained.linear import LinearInequalityFamily
 from optiforge.problems.constrained.parametric_solvers import ParametricRun, solve_parametric
 from optiforge.problems.constrained.reference_solvers import solve_reference
 
-RESULTS = Path(__file__).resolve().parent / "results"
 WARM, COLD = True, False
 SWEEP = {
     "osqp": [(None, WARM), (1e-4, WARM), (1e-5, WARM), (1e-6, WARM), (1e-7, WARM)],
@@ -108,7 +107,7 @@ def profile_feasibility(model: object, x: torch.Tensor) -> dict[str, float]:
     }
 
 
-def fsnet_variant(model: FSNet, problem: ProblemSpec, args: argparse.Namespace, memory: int):
+def fsnet_variant(model: FSNet, problem: ProblemSpec, args: Config, memory: int):
     """The trained `model` with `memory` curvature pairs in its evaluation solve."""
     variant = build("fsnet", problem, args, test_memory=memory)
     variant.load_state_dict(model.state_dict())
@@ -157,7 +156,7 @@ def run_matched(
     }
 
 
-def run_family(name: str, args: argparse.Namespace) -> dict:
+def run_family(name: str, args: Config) -> dict:
     """Train FSNet once, then time it (each evaluation memory) and every solver setting on the
     family's test set."""
     problem = ProblemSpec(name, num_vars=args.num_vars, num_eq=args.num_eq, num_ineq=args.num_ineq)
@@ -212,7 +211,7 @@ def run_family(name: str, args: argparse.Namespace) -> dict:
     return row
 
 
-def matched_lines(row: dict, memory: int, args: argparse.Namespace) -> list[str]:
+def matched_lines(row: dict, memory: int, args: Config) -> list[str]:
     """The matched solver of one FSNet variant on several processes and the per-instance times
     as the batch grows."""
     fsnet = row["fsnet"][memory]
@@ -252,7 +251,7 @@ def profile_lines(profile: dict[str, float], memory: int, batch: int) -> list[st
     ]
 
 
-def markdown(results: dict, args: argparse.Namespace) -> str:
+def markdown(results: dict, args: Config) -> str:
     """The per-family tables: every FSNet variant and solver setting, then the speedups against
     the matched settings and the batch scaling."""
     lines = [
@@ -301,38 +300,35 @@ def markdown(results: dict, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the families, print and write the tables."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--families", nargs="+", default=["convex_qp"])
-    parser.add_argument("--num-vars", type=int, default=100)
-    parser.add_argument("--num-eq", type=int, default=50)
-    parser.add_argument("--num-ineq", type=int, default=50)
-    parser.add_argument("--epochs", type=int, default=60)
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
-    parser.add_argument("--lr", type=float, default=5e-4)
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--train-size", type=int, default=4096)
-    parser.add_argument("--test-size", type=int, default=1024)
-    parser.add_argument("--train-iter", type=int, default=20)
-    parser.add_argument("--unrolled-iter", type=int, default=10)
-    parser.add_argument("--test-iter", type=int, default=50)
-    parser.add_argument("--test-memories", type=int, nargs="+", default=[30, 5])
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 32, 1024])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--cache-dir", type=Path, default=Path("data/constrained"))
-    parser.add_argument("--output", default="fsnet_vs_solvers")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config(Training):
+    """Problem size, the L-BFGS memories tested, the solver batch sizes; `output`: the result
+    file stem."""
+
+    families: tuple[str, ...] = ("convex_qp",)
+    num_vars: int = 100
+    num_eq: int = 50
+    num_ineq: int = 50
+    test_memories: tuple[int, ...] = (30, 5)
+    batch_sizes: tuple[int, ...] = (1, 32, 1024)
+    workers: int = 2
+    output: str = "fsnet_vs_solvers"
+
+
+def main(run: Run, args: Config) -> None:
+    """Run the families, write the tables."""
     torch.set_num_threads(1)
     results = {name: run_family(name, args) for name in args.families}
-    text = markdown(results, args)
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / f"{args.output}.md").write_text(text)
-    record = {"args": {k: str(v) for k, v in vars(args).items()}, "results": results}
-    (args.output_dir / f"{args.output}.json").write_text(json.dumps(record, indent=1))
+    run.write(args.output, {"args": asdict(args), "results": results}, markdown(results, args))
 
+
+BENCHMARK = Benchmark(
+    "fsnet_vs_solvers",
+    main,
+    Config,
+    smoke=dict(num_vars=6, num_eq=2, num_ineq=2, epochs=1, train_size=32, batch=16, test_size=4,
+               test_memories=(5,), batch_sizes=(1, 8), workers=1),
+)  # fmt: skip
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

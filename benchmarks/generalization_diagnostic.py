@@ -6,22 +6,23 @@ training labels' symmetric noise rate in 0, 0.1, 0.2, 0.3; the held-out split st
 predicts a tight bound for the loss-stable algorithm and none for the interpolating one: the
 training loss of 1-NN is 0 whatever the noise, so it tells nothing about the population loss.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.generalization_diagnostic --algorithm logreg_l2
-    OMP_NUM_THREADS=1 python -m benchmarks.generalization_diagnostic --algorithm 1nn
+    OMP_NUM_THREADS=1 python -m benchmarks run generalization_diagnostic --algorithm logreg_l2
+    OMP_NUM_THREADS=1 python -m benchmarks run generalization_diagnostic --algorithm 1nn
 
 Each call retrains one algorithm `--retrainings` times through train.py (about 6 s a run),
-stores its entry in benchmarks/results/generalization_diagnostic.json and rewrites
-benchmarks/results/generalization_diagnostic.md from every stored entry (one table).
+stores its entry in generalization_diagnostic.json beside the other algorithm's (taken from the
+run folder, else the published file) and writes generalization_diagnostic.md (one table).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from benchmarks.figures import RESULTS
+from benchmarks.harness import Benchmark, Run
+from benchmarks.harness.registry import RESULTS
 from optiforge.algorithms.generalization import Distributions, diagnose
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "generalization"
@@ -71,18 +72,24 @@ def table(entries: dict[str, Any]) -> str:
 def per_distribution(runs: list[dict[str, Any]], value: str) -> str:
     """Mean training and test loss of the runs drawn with one distribution value."""
     chosen = [run for run in runs if run["distribution"] == value]
+    if not chosen:  # fewer retrainings than distribution values
+        return "-"
     train = sum(run["train_loss"] for run in chosen) / len(chosen)
     test = sum(run["test_loss"] for run in chosen) / len(chosen)
     return f"{train:.3f} / {test:.3f}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithm", choices=sorted(ALGORITHMS), required=True)
-    parser.add_argument("--retrainings", type=int, default=20)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--delta", type=float, default=0.1)
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    algorithm: Literal["1nn", "logreg_l2"] = "logreg_l2"
+    retrainings: int = 20
+    workers: int = 1
+    delta: float = 0.1
+
+
+def main(run: Run, args: Config) -> None:
+    """Diagnose one algorithm; the table holds it beside the other algorithm's stored entry
+    (from this run's folder, else the published file), each entry with its own provenance."""
     diagnosis = diagnose(
         [CONFIGS / ALGORITHMS[args.algorithm][1]],
         args.retrainings,
@@ -90,16 +97,22 @@ def main() -> None:
         delta=args.delta,
         distributions=NOISE,
     )
-    json_path, md_path = RESULTS / f"{STEM}.json", RESULTS / f"{STEM}.md"
-    entries = json.loads(json_path.read_text()) if json_path.is_file() else {}
+    stored = next(
+        (p for p in (run.out_dir / f"{STEM}.json", RESULTS / f"{STEM}.json") if p.is_file()), None
+    )
+    entries = json.loads(stored.read_text()) if stored else {}
+    earlier = entries.pop("provenance", None)
+    for entry in entries.values():
+        entry.setdefault("provenance", earlier)
     entries[args.algorithm] = diagnosis.to_json()
     entries[args.algorithm]["configs"] = [
         str(Path(path).relative_to(CONFIGS.parents[1])) for path in diagnosis.configs
     ]
-    json_path.write_text(json.dumps(entries, indent=1) + "\n")
-    md_path.write_text(table(entries))
-    print(table(entries))
+    entries[args.algorithm]["provenance"] = run.provenance
+    run.write(STEM, entries, table(entries))
 
+
+BENCHMARK = Benchmark("generalization_diagnostic", main, Config, smoke=dict(retrainings=4))
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

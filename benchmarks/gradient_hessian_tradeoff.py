@@ -1,29 +1,29 @@
 """Gradient vs Hessian queries to reach ‖∇f‖ <= ε: Hessian-reuse AGD swept over n_H, against
 gradient descent, restarted AGD (n_H = 0) and cubic-regularized Newton.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.gradient_hessian_tradeoff
+    OMP_NUM_THREADS=1 python -m benchmarks run gradient_hessian_tradeoff
 
 Problems: Carmon et al.'s chain (T = 20), chained Rosenbrock (d = 10 and 100), a 64-8-10 tanh
 MLP's full-batch loss on 300 digits (d = 610). For each n_H the schedule
 `reuse_schedule(n_H, D, L₂, L₁)` sets r = D/n_H and δ = min(L₂ r, L₁/2); φ's floor is the
-paper's 32 and 1. Writes benchmarks/results/gradient_hessian_tradeoff.{json,md} and the figure
+paper's 32 and 1. Writes gradient_hessian_tradeoff.{json,md} and the figure
 gradient_hessian_tradeoff.png (docs/figures for the default output directory).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from benchmarks.nonconvex_functions import (
     carmon_chain,
     digits_mlp_loss,
@@ -165,7 +165,7 @@ def plot(results: dict, path: Path) -> None:
 def markdown(results: dict, slopes: dict, robustness: list[dict]) -> str:
     """The results as markdown tables, one per problem, with the fitted slopes."""
     lines = ["# Gradient vs Hessian queries to reach ‖∇f‖ <= ε", ""]
-    lines.append("Command: `OMP_NUM_THREADS=1 python -m benchmarks.gradient_hessian_tradeoff`")
+    lines.append("Command: `OMP_NUM_THREADS=1 python -m benchmarks run gradient_hessian_tradeoff`")
     for name, rows in results.items():
         lines += ["", f"## {name}", ""]
         lines.append(
@@ -195,29 +195,41 @@ def markdown(results: dict, slopes: dict, robustness: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the sweep on every problem, print and write the results and the figure."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--max-gradient-calls", type=int, default=20_000)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    max_gradient_calls: int = 20_000
+    problems: tuple[str, ...] = (
+        "chain T=20",
+        "Rosenbrock d=10",
+        "Rosenbrock d=100",
+        "digits MLP d=610",
+    )
+
+
+def main(run: Run, args: Config) -> None:
+    """Run the sweep on every problem, write the results and the figure."""
     torch.manual_seed(0)
     results, slopes, specs = {}, {}, {}
     for problem in problems():
+        if problem["name"] not in args.problems:
+            continue
         results[problem["name"]] = sweep(problem, args.max_gradient_calls)
         slopes[problem["name"]] = {f: slope(results[problem["name"]], f) for f in FLOORS}
         specs[problem["name"]] = {k: problem[k] for k in ("eps", "L1", "L2", "travel")}
         specs[problem["name"]]["d"] = int(problem["x0"].numel())
     robustness = sensitivity(args.max_gradient_calls)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
     payload = {"problems": specs, "slopes": slopes, "results": results, "sensitivity": robustness,
                "max_gradient_calls": args.max_gradient_calls}  # fmt: skip
-    (args.output_dir / "gradient_hessian_tradeoff.json").write_text(json.dumps(payload, indent=1))
-    text = markdown(results, slopes, robustness)
-    (args.output_dir / "gradient_hessian_tradeoff.md").write_text(text)
-    plot(results, figure_dir(args.output_dir) / "gradient_hessian_tradeoff.png")
-    print(text)
+    run.write("gradient_hessian_tradeoff", payload, markdown(results, slopes, robustness))
+    plot(results, run.figure("gradient_hessian_tradeoff.png"))
 
+
+BENCHMARK = Benchmark(
+    "gradient_hessian_tradeoff",
+    main,
+    Config,
+    smoke=dict(max_gradient_calls=50, problems=("chain T=20", "Rosenbrock d=10")),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

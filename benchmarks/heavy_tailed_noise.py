@@ -26,32 +26,29 @@ Budget: T iterations for every method; per iteration the baselines use one gradi
 NSGDHess pair one gradient and one Hessian-vector sample (two closure calls). Clip NSGDHess uses a
 fixed λ_h = `--hess-clip` (2: twice ‖∇²F u‖ = 1 of the noiseless Hessian).
 
-Run from the project root: `python -m benchmarks.heavy_tailed_noise` (default T = 1000, 100 seeds;
-writes benchmarks/results/heavy_tailed_noise.{json,md}; `--wandb` also logs a W&B run, offline
+Run from the project root: `python -m benchmarks run heavy_tailed_noise` (T = 1000, 100 seeds;
+writes heavy_tailed_noise.{json,md}; `--wandb` also logs a W&B run, offline
 unless credentials exist).
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 import torch
 from torch import Tensor, nn
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.optimizers import ClipNSGDHess, NSGDHess, wants_graph
 
 TAIL_INDEX = 1.1
 DIM = 10
-RESULTS = Path(__file__).resolve().parent / "results"
 F64 = torch.float64
 
 
@@ -235,20 +232,15 @@ def evaluate(
     return {"best": hyper, **summarize(norms), "max": max(norms), "tuning": tuning}
 
 
-def markdown_table(results: dict[str, dict[str, object]], header: str) -> str:
-    """The report as a markdown table, one row per method."""
-    lines = [
-        header,
-        "",
-        "| method | tuned hyperparameters | median ‖∇F(x_T)‖ | p95 ‖∇F(x_T)‖ | max |",
-        "|---|---|---:|---:|---:|",
-    ]
-    for name, row in results.items():
-        hyper = ", ".join(f"{k}={v:g}" for k, v in row["best"].items())  # type: ignore[union-attr]
-        lines.append(
-            f"| {name} | {hyper} | {row['median']:.4f} | {row['p95']:.4f} | {row['max']:.3g} |"
-        )
-    return "\n".join(lines) + "\n"
+COLUMNS = [
+    Column("method", "name"),
+    Column(
+        "tuned hyperparameters", lambda r: ", ".join(f"{k}={v:g}" for k, v in r["best"].items())
+    ),
+    Column("median ‖∇F(x_T)‖", "median", ".4f", rule="---:"),
+    Column("p95 ‖∇F(x_T)‖", "p95", ".4f", rule="---:"),
+    Column("max", "max", ".3g", rule="---:"),
+]
 
 
 def log_to_wandb(config: dict[str, object], results: dict[str, dict[str, object]]) -> None:
@@ -273,32 +265,32 @@ def log_to_wandb(config: dict[str, object], results: dict[str, dict[str, object]
     run.finish()
 
 
-def parse_floats(text: str) -> tuple[float, ...]:
-    return tuple(float(value) for value in text.split(","))
+@dataclass(frozen=True)
+class Config:
+    """T iterations per run, report seeds 0..seeds-1, disjoint tuning seeds, the tuning grid,
+    λ_h of Clip NSGDHess and the noise scale s."""
+
+    steps: int = 1000
+    seeds: int = 100
+    tune_seeds: int = 20
+    lrs: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 0.3)
+    alphas: tuple[float, ...] = (0.01, 0.1, 0.3)
+    clips: tuple[float, ...] = (1.0, 10.0)
+    hess_clip: float = 2.0
+    noise_scale: float = 1.0
+    wandb: bool = False
+
+    def __post_init__(self) -> None:
+        if min(self.steps, self.seeds, self.tune_seeds) < 1:
+            raise ValueError("steps, seeds and tune_seeds must be >= 1")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1000, help="T, iterations per run")
-    parser.add_argument("--seeds", type=int, default=100, help="report seeds 0..n-1")
-    parser.add_argument("--tune-seeds", type=int, default=20, help="tuning seeds, disjoint")
-    parser.add_argument("--lrs", type=parse_floats, default=(0.003, 0.01, 0.03, 0.1, 0.3))
-    parser.add_argument("--alphas", type=parse_floats, default=(0.01, 0.1, 0.3))
-    parser.add_argument("--clips", type=parse_floats, default=(1.0, 10.0))
-    parser.add_argument("--hess-clip", type=float, default=2.0, help="λ_h of Clip NSGDHess")
-    parser.add_argument("--noise-scale", type=float, default=1.0, help="s of the noise")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--wandb", action="store_true", help="also log a W&B run")
-    args = parser.parse_args(argv)
+def main(run: Run, args: Config) -> None:
     # Expected with create_graph=True; NSGDHess detaches the gradients after every step.
     warnings.filterwarnings("ignore", message=r"Using backward\(\) with create_graph=True")
-    if args.steps < 1 or args.seeds < 1 or args.tune_seeds < 1:
-        parser.error("--steps, --seeds and --tune-seeds must be >= 1")
-
     seeds = range(args.seeds)
     tune_seeds = range(10_000, 10_000 + args.tune_seeds)
     config: dict[str, object] = {
-        "command": " ".join(["python -m benchmarks.heavy_tailed_noise", *(argv or sys.argv[1:])]),
         "problem": f"F(x) = 0.5 ||x||^2, d = {DIM}, x_0 = ones",
         "noise": (
             f"per coordinate s*(U^(-1/{TAIL_INDEX}) - 1)*random sign, s = {args.noise_scale}; "
@@ -318,11 +310,7 @@ def main(argv: list[str] | None = None) -> None:
         results[method.name] = evaluate(method, args.steps, tune_seeds, seeds, args.noise_scale)
         results[method.name]["seconds"] = time.perf_counter() - start
         row = results[method.name]
-        print(
-            f"{method.name:>14}: median {row['median']:.4f}  p95 {row['p95']:.4f}  "
-            f"best {row['best']}  ({row['seconds']:.0f} s)",
-            flush=True,
-        )
+        run.log(f"{method.name:>14}: median {row['median']:.4f}  p95 {row['p95']:.4f}")
 
     best_p95 = min(results, key=lambda name: results[name]["p95"])  # type: ignore[arg-type,return-value]
     header = (
@@ -330,15 +318,19 @@ def main(argv: list[str] | None = None) -> None:
         f"T = {args.steps}, {args.seeds} report seeds, {args.tune_seeds} tuning seeds. "
         f"Lowest p95: {best_p95}."
     )
-    table = markdown_table(results, header)
-    print(table)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
+    rows = [{"name": name, **row} for name, row in results.items()]
     payload = {"config": config, "results": results, "lowest_p95": best_p95}
-    (args.output_dir / "heavy_tailed_noise.json").write_text(json.dumps(payload, indent=2) + "\n")
-    (args.output_dir / "heavy_tailed_noise.md").write_text(table)
+    run.write("heavy_tailed_noise", payload, f"{header}\n\n{markdown_table(rows, COLUMNS)}")
     if args.wandb:
         log_to_wandb(config, results)
 
 
+BENCHMARK = Benchmark(
+    "heavy_tailed_noise",
+    main,
+    Config,
+    smoke=dict(steps=10, seeds=2, tune_seeds=2, lrs=(0.01,), alphas=(0.1,), clips=(1.0,)),
+)
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -14,21 +14,22 @@ instances each: how far the 100-node training carries.
 Targets: 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
 <= 1.05); nonlinear: >= 10 % lower than greedy on average (ratio_greedy <= 0.90).
 
-    python -m benchmarks.hephaestus --functions linear log --seeds 3
+    python -m benchmarks run hephaestus --functions linear log --seeds 3
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import lightning as L
 import numpy as np
 import torch
 
+from benchmarks.harness import Benchmark, Run
 from benchmarks.quiet_trainer import quiet_trainer
 from benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.qosd import QoSDDataModule
@@ -37,7 +38,6 @@ from optiforge.lightning_modules.hephaestus.morph import Morph
 from optiforge.lightning_modules.hephaestus.refine import Refine
 from optiforge.problems.qosd import EDGE_FUNCTIONS, GRAPH_MODELS
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PHASES = ("forge", "morph", "refine")
 TARGET_RATIO_LP, TARGET_RATIO_GREEDY = 1.05, 0.90
 
@@ -47,7 +47,7 @@ def test(model: L.LightningModule, data: QoSDDataModule, root: Path) -> dict[str
     return {key.removeprefix("test/"): float(value) for key, value in metrics.items()}
 
 
-def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
+def run_seed(function: str, seed: int, args: Config, root: Path) -> dict:
     """Train the three phases with `seed`; test each on synthetic (and Gnutella08) data."""
     data = QoSDDataModule(
         num_nodes=args.num_nodes,
@@ -83,7 +83,7 @@ def run_seed(function: str, seed: int, args: argparse.Namespace, root: Path) -> 
         results[name] = test(model, data, root) | {"train_seconds": train_seconds[name]}
         for set_name, extra in extra_sets.items():
             results[f"{name}_{set_name}"] = test(model, extra, root)
-        print(function, seed, name, json.dumps(results[name]), flush=True)
+        Run.log(f"{function} {seed} {name} {results[name]}")
     return results
 
 
@@ -91,21 +91,21 @@ def sweep_spec(text: str) -> tuple[str, int]:
     """'<graph model>:<nodes>' -> (model, nodes), refused with the allowed models named."""
     model, _, nodes = text.partition(":")
     if model not in GRAPH_MODELS or not nodes.isdigit() or int(nodes) < 10:
-        raise argparse.ArgumentTypeError(
+        raise ValueError(
             f"sweep entries are <graph model>:<nodes >= 10> with graph model in {GRAPH_MODELS}, "
             f"got {text!r}"
         )
     return model, int(nodes)
 
 
-def extra_test_sets(function: str, args: argparse.Namespace) -> dict[str, QoSDDataModule]:
+def extra_test_sets(function: str, args: Config) -> dict[str, QoSDDataModule]:
     """Gnutella08 (with --gnutella) and the --sweep graphs, by the name used in the tables."""
     sets = {}
     if args.gnutella:
         sets["gnutella08"] = QoSDDataModule(
             edge_function=function, test_on_gnutella=True, batch_size=1
         )
-    for model, nodes in args.sweep:
+    for model, nodes in map(sweep_spec, args.sweep):
         sets[f"{model}_{nodes}"] = QoSDDataModule(
             graph_model=model,
             num_nodes=nodes,
@@ -136,7 +136,7 @@ def summarize(runs: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
-def markdown(results: dict[str, dict], args: argparse.Namespace) -> tuple[str, list, list]:
+def markdown(results: dict[str, dict], args: Config) -> tuple[str, list, list]:
     columns = [
         "edge function",
         "test set",
@@ -211,32 +211,41 @@ def targets(function: str, summary: dict[str, dict[str, float]]) -> dict[str, bo
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--functions", nargs="+", choices=EDGE_FUNCTIONS, default=EDGE_FUNCTIONS)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--num-nodes", type=int, default=100)
-    parser.add_argument("--edge-probability", type=float, default=0.05)
-    parser.add_argument("--train-size", type=int, default=256)
-    parser.add_argument("--test-size", type=int, default=32)
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--layers", type=int, default=3)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--forge-epochs", type=int, default=30)
-    parser.add_argument("--morph-epochs", type=int, default=20)
-    parser.add_argument("--refine-epochs", type=int, default=10)
-    parser.add_argument("--samples", type=int, default=16, help="Morph samples, Refine particles")
-    parser.add_argument("--gnutella", action="store_true", help="also test on Gnutella08")
-    parser.add_argument("--sweep", nargs="*", type=sweep_spec, default=[], help="model:nodes")
-    parser.add_argument("--sweep-size", type=int, default=8, help="instances per sweep graph")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--output", default="hephaestus")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--wandb", action="store_true", help="also log the table to W&B")
-    args = parser.parse_args(argv)
-    if args.sweep_size < 1:
-        parser.error(f"--sweep-size must be a positive integer, got {args.sweep_size}")
+@dataclass(frozen=True)
+class Config:
+    """`samples`: Morph samples and Refine particles; `gnutella`: also test on Gnutella08;
+    `sweep`: extra test graphs as <graph model>:<nodes>, `sweep_size` instances each;
+    `output`: the stem of the result files."""
+
+    functions: tuple[Literal[tuple(EDGE_FUNCTIONS)], ...] = tuple(EDGE_FUNCTIONS)
+    seeds: int = 3
+    num_nodes: int = 100
+    edge_probability: float = 0.05
+    train_size: int = 256
+    test_size: int = 32
+    batch_size: int = 16
+    hidden: int = 64
+    layers: int = 3
+    lr: float = 1e-3
+    forge_epochs: int = 30
+    morph_epochs: int = 20
+    refine_epochs: int = 10
+    samples: int = 16
+    gnutella: bool = False
+    sweep: tuple[str, ...] = ()
+    sweep_size: int = 8
+    threads: int = 1
+    output: str = "hephaestus"
+    wandb: bool = False
+
+    def __post_init__(self) -> None:
+        if self.sweep_size < 1:
+            raise ValueError(f"sweep_size must be a positive integer, got {self.sweep_size}")
+        for entry in self.sweep:
+            sweep_spec(entry)
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -249,16 +258,20 @@ def main(argv: list[str] | None = None) -> None:
                 "runs": runs,
             }
     text, columns, rows = markdown(results, args)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-    (args.output_dir / f"{args.output}.json").write_text(
-        json.dumps({"config": config, "results": results}, indent=2)
-    )
-    (args.output_dir / f"{args.output}.md").write_text(text)
-    print(text, flush=True)
+    config = asdict(args)
+    run.write(args.output, {"config": config, "results": results}, text)
     if args.wandb:
         log_tables(args.output, config, {args.output: (columns, rows)})
 
 
+BENCHMARK = Benchmark(
+    "hephaestus",
+    main,
+    Config,
+    smoke=dict(functions=("linear",), seeds=1, num_nodes=30, edge_probability=0.15, train_size=8,
+               test_size=2, batch_size=4, forge_epochs=1, morph_epochs=1, refine_epochs=1,
+               samples=2, sweep=("barabasi_albert:20",), sweep_size=2),
+)  # fmt: skip
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -7,26 +7,25 @@ first `--context` positions of a validation window are compressed and the last p
 queries attend to them. Each seed is a fresh synthetic draw / another validation window and a
 fresh walk. (c) BalanceKV's time and peak memory per compressed block against the block size.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.kv_compression
+    OMP_NUM_THREADS=1 python -m benchmarks run kv_compression
 
-writes benchmarks/results/kv_compression.{json,md} and docs/figures/kv_compression_error.png
+writes kv_compression.{json,md} and docs/figures/kv_compression_error.png
 (a few minutes on one core); the end-to-end losses are benchmarks/kv_compression_e2e.py.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import statistics
-import time
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run, timeit
 from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
@@ -76,7 +75,7 @@ def errors(
     return found
 
 
-def synthetic(args: argparse.Namespace) -> list[dict]:
+def synthetic(args: Config) -> list[dict]:
     """Per seed, the errors on a fresh clustered-keys-with-needle draw."""
     runs = []
     for seed in range(args.seeds):
@@ -89,7 +88,7 @@ def synthetic(args: argparse.Namespace) -> list[dict]:
     return runs
 
 
-def model_layers(args: argparse.Namespace) -> tuple[list[dict], dict]:
+def model_layers(args: Config) -> tuple[list[dict], dict]:
     """Per seed (validation window) and layer, the errors on the LM's own q, k, v."""
     model, card = load_weights(args.weights)
     data = TinyShakespeareDataModule(context_length=model.hparams.context_length)
@@ -130,7 +129,7 @@ def peak_memory(run: Callable[[], object]) -> int:
     return peak
 
 
-def cost(args: argparse.Namespace) -> list[dict]:
+def cost(args: Config) -> list[dict]:
     """Seconds and peak bytes for one halving of `--cost-tokens` tokens, per block size."""
     generator = torch.Generator().manual_seed(0)
     shape = (1, args.heads, args.cost_tokens, args.dim)
@@ -142,13 +141,7 @@ def cost(args: argparse.Namespace) -> list[dict]:
         def run(method: BalanceKV = method) -> object:
             return method.compress(keys, values, generator=torch.Generator().manual_seed(1))
 
-        run()
-        times = []
-        for _ in range(args.repeats):
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
-        seconds = statistics.median(times)
+        seconds = timeit(run, warmup=1, repeats=args.repeats).median
         blocks = math.ceil(args.cost_tokens / block)
         rows.append(
             {
@@ -210,21 +203,25 @@ def figure(tables: dict[str, dict], path: Path) -> Path:
     return save(fig, path)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--tokens", type=int, default=2048, help="synthetic keys")
-    parser.add_argument("--dim", type=int, default=64)
-    parser.add_argument("--heads", type=int, default=8)
-    parser.add_argument("--block", type=int, default=128, help="BalanceKV block (synthetic)")
-    parser.add_argument("--weights", type=Path, default=SHIPPED)
-    parser.add_argument("--context", type=int, default=384, help="compressed LM positions")
-    parser.add_argument("--observation", type=int, default=32, help="SnapKV window (LM)")
-    parser.add_argument("--cost-tokens", type=int, default=4096)
-    parser.add_argument("--cost-blocks", type=int, nargs="+", default=[32, 64, 128, 256, 512])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    """Synthetic keys (`tokens`, `block` = BalanceKV's block), the trained LM (`context`
+    compressed positions, SnapKV `observation` window) and the cost sweep."""
+
+    seeds: int = 10
+    tokens: int = 2048
+    dim: int = 64
+    heads: int = 8
+    block: int = 128
+    weights: Path = SHIPPED
+    context: int = 384
+    observation: int = 32
+    cost_tokens: int = 4096
+    cost_blocks: tuple[int, ...] = (32, 64, 128, 256, 512)
+    repeats: int = 5
+
+
+def main(run: Run, args: Config) -> None:
     torch.manual_seed(0)
     synthetic_runs = synthetic(args)
     model_runs, model_stats = model_layers(args)
@@ -272,11 +269,8 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "kv_compression.md").write_text(text)
     record = {
-        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "args": asdict(args),
         "tables": tables,
         "synthetic_runs": synthetic_runs,
         "model_runs": model_runs,
@@ -284,15 +278,23 @@ def main(argv: list[str] | None = None) -> None:
         "cost": costs,
         "cost_slope": slope,
     }
-    (args.output_dir / "kv_compression.json").write_text(json.dumps(record, indent=1))
+    run.write("kv_compression", record, text)
     figure(
         {
             "synthetic clustered + needle": tables["synthetic clustered keys + needle"],
             "trained LM layers": tables["trained Llama char LM, all layers"],
         },
-        figure_dir(args.output_dir) / "kv_compression_error.png",
+        run.figure("kv_compression_error.png"),
     )
 
 
+BENCHMARK = Benchmark(
+    "kv_compression",
+    main,
+    Config,
+    smoke=dict(seeds=1, tokens=256, dim=16, heads=2, context=128, observation=16, cost_tokens=256,
+               cost_blocks=(16, 32), repeats=1),
+)  # fmt: skip
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -10,18 +10,17 @@ Presses: BalanceKVPress and uniform halving (ours, `CompressorPress`; also with 
 exact sinks and 64 recent tokens, which keep more than the others' budget), and kvpress's SnapKV,
 StreamingLLM, Knorm, ExpectedAttention and Random, at rates 1/2 ... 1/16.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.kv_compression_e2e
+    OMP_NUM_THREADS=1 python -m benchmarks run kv_compression_e2e
 
-writes benchmarks/results/kv_compression_e2e.{json,md} and docs/figures/kv_compression_e2e.png.
+writes kv_compression_e2e.{json,md} and docs/figures/kv_compression_e2e.png.
 Needs the `kv` extra (kvpress).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import statistics
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
@@ -39,7 +38,8 @@ from torch.nn import functional as F
 from torch.utils.data import Dataset
 from transformers import DynamicCache, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.kv_compression import UniformHalving
 from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
@@ -125,7 +125,7 @@ def agreement(answer: str, truth: str) -> float:
     return sum(a == b for a, b in zip(answer, truth, strict=False)) / len(truth)
 
 
-def losses(args: argparse.Namespace, model: LlamaForCausalLM, windows: Dataset) -> dict:
+def losses(args: Config, model: LlamaForCausalLM, windows: Dataset) -> dict:
     """Per press and rate: [mean, std over the presses' seeds] of the continuation loss."""
     picks = torch.linspace(0, len(windows) - 1, args.windows).long().tolist()
     inputs = torch.stack([windows[i][0] for i in picks])
@@ -145,7 +145,7 @@ def losses(args: argparse.Namespace, model: LlamaForCausalLM, windows: Dataset) 
 
 
 def pipeline_agreement(
-    args: argparse.Namespace, model: LlamaForCausalLM, data: TinyShakespeareDataModule
+    args: Config, model: LlamaForCausalLM, data: TinyShakespeareDataModule
 ) -> dict:
     """Per press and rate: [mean, std over passages] of the greedy answers' agreement."""
     pipe = KVPressTextGenerationPipeline(model=model, tokenizer=char_tokenizer(data.vocab))
@@ -174,16 +174,20 @@ def table(title: str, cells: dict[str, dict[str, list[float]]]) -> list[str]:
     return [*lines, ""]
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--weights", type=Path, default=SHIPPED)
-    parser.add_argument("--windows", type=int, default=64, help="validation windows (loss)")
-    parser.add_argument("--context", type=int, default=384)
-    parser.add_argument("--seeds", type=int, default=3, help="seeds of the random presses")
-    parser.add_argument("--passages", type=int, default=16, help="pipeline passages")
-    parser.add_argument("--answer", type=int, default=48, help="generated characters")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    """`windows` validation windows for the loss, `seeds` of the random presses, `passages`
+    pipeline passages with `answer` generated characters."""
+
+    weights: Path = SHIPPED
+    windows: int = 64
+    context: int = 384
+    seeds: int = 3
+    passages: int = 16
+    answer: int = 48
+
+
+def main(run: Run, args: Config) -> None:
     torch.manual_seed(0)
     module, card = load_weights(args.weights)
     model = module.net.llama
@@ -208,17 +212,13 @@ def main(argv: list[str] | None = None) -> None:
             generation,
         ),
     ]
-    text = "\n".join(lines)
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "kv_compression_e2e.md").write_text(text)
     record = {
-        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "args": asdict(args),
         "model": {k: card[k] for k in ("epoch", "global_step", "val_bpc")},
         "loss": loss,
         "pipeline_agreement": generation,
     }
-    (args.output_dir / "kv_compression_e2e.json").write_text(json.dumps(record, indent=1))
+    run.write("kv_compression_e2e", record, "\n".join(lines))
     fig = new_figure(2)
     panels = (("loss after compressed prefill", loss), ("pipeline agreement", generation))
     for axis, (title, cells) in zip(fig.axes, panels, strict=True):
@@ -229,8 +229,16 @@ def main(argv: list[str] | None = None) -> None:
         axis.set_xlabel("compression 1 / rate")
         axis.set_title(title)
         axis.legend()
-    save(fig, figure_dir(args.output_dir) / "kv_compression_e2e.png")
+    save(fig, run.figure("kv_compression_e2e.png"))
 
+
+BENCHMARK = Benchmark(
+    "kv_compression_e2e",
+    main,
+    Config,
+    smoke=dict(windows=2, seeds=1, passages=2, answer=4),
+    peers=("kvpress", "transformers"),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

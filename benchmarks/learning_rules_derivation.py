@@ -6,22 +6,22 @@ as moves get cheap; (3) momentum: the heavy-ball rule optimal over N steps for a
 eigenbasis (β grows with N), and the LQG controller's exact heavy-ball form under noisy
 gradients; (4) the Bayesian curvature belief against Adam's √v̂.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.learning_rules_derivation
+    OMP_NUM_THREADS=1 python -m benchmarks run learning_rules_derivation
 
-writes benchmarks/results/learning_rules_derivation.{json,md} and
+writes learning_rules_derivation.{json,md} and
 docs/figures/learning_rules_*.png (a few seconds on one core).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.linalg
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.learning_rules import (
     finite_horizon_lqr,
     infer_curvature,
@@ -215,25 +215,23 @@ def markdown(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run every check, print the tables, write JSON / Markdown and the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    figures = figure_dir(args.output_dir)
+@dataclass(frozen=True)
+class Config:
+    seed: int = 0
+
+
+def main(run: Run, args: Config) -> None:
+    """Run every check, write JSON / Markdown and the figures."""
     record = {
         "riccati": riccati_check(args.seed),
-        "one_step": one_step(figures),
-        "momentum": momentum(figures),
-        "adaptive": adaptive(figures, args.seed),
+        "one_step": one_step(run.figure_dir),
+        "momentum": momentum(run.figure_dir),
+        "adaptive": adaptive(run.figure_dir, args.seed),
     }
-    text = markdown(record)
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "learning_rules_derivation.md").write_text(text)
-    (args.output_dir / "learning_rules_derivation.json").write_text(json.dumps(record, indent=1))
+    run.write("learning_rules_derivation", record, markdown(record))
 
+
+BENCHMARK = Benchmark("learning_rules_derivation", main, Config, smoke={})
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -10,26 +10,26 @@ so they share it), SGD momentum 0.9 at 0.05 (untuned; 0.3 diverged on the LM). T
 is measured separately in one run, alternating the optimizers in rounds on a fixed batch
 (forward, backward, step), as a median ratio to Adam.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.learning_rules_optimizer [--seeds 0 1 2]
+    OMP_NUM_THREADS=1 python -m benchmarks run learning_rules_optimizer [--seeds 0 1 2]
 
-writes benchmarks/results/learning_rules_optimizer.{json,md}.
+writes learning_rules_optimizer.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import functools
 import statistics
-import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 from torch import nn
 
 from benchmarks.cli_runs import fit_and_test
-from benchmarks.figures import RESULTS
+from benchmarks.harness import Benchmark, Run, interleaved
 from optiforge.lightning_modules.char_lm.model import CharTransformer
 from optiforge.lightning_modules.classifier_nets import small_cnn
 from optiforge.optimizers import BayesCurvature
@@ -88,19 +88,25 @@ def step_time_ratios(rounds: int, steps: int) -> dict[str, dict[str, float]]:
     ratios = {}
     for task, (model, inputs, targets) in models.items():
         optims = {name: build(list(model.parameters())) for name, build in BUILDERS.items()}
-        times: dict[str, list[float]] = {name: [] for name in optims}
-        for _ in range(rounds):
-            for name, opt in optims.items():
-                start = time.perf_counter()
-                for _ in range(steps):
-                    opt.zero_grad()
-                    logits = model(inputs)
-                    loss = nn.functional.cross_entropy(
-                        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
-                    )
-                    loss.backward()
-                    opt.step()
-                times[name].append((time.perf_counter() - start) / steps)
+
+        def step(
+            opt: torch.optim.Optimizer, model: nn.Module = model, inputs=inputs, targets=targets
+        ) -> None:
+            opt.zero_grad()
+            logits = model(inputs)
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
+            )
+            loss.backward()
+            opt.step()
+
+        timings = interleaved(
+            {name: functools.partial(step, opt) for name, opt in optims.items()},
+            warmup=0,
+            rounds=rounds,
+            calls=steps,
+        )
+        times = {name: timing.seconds for name, timing in timings.items()}
         adam = statistics.median(times["Adam"])
         ratios[task] = {name: statistics.median(t) / adam for name, t in times.items()}
     return ratios
@@ -126,35 +132,41 @@ def markdown(runs: list[dict], ratios: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Train every (task, optimizer, seed), time the steps, print and write the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    seeds: tuple[int, ...] = (0, 1, 2)
+    tasks: tuple[Literal["digits_cnn", "char_lm"], ...] = ("digits_cnn", "char_lm")
+    rounds: int = 5
+    batches: int | None = None  # limit on training batches per epoch (smoke preset)
+
+
+def main(run: Run, args: Config) -> None:
+    """Train every (task, optimizer, seed), time the steps, write the table."""
     ratios = step_time_ratios(args.rounds, steps=10)
+    limit = ["--trainer.limit_train_batches", str(args.batches)] if args.batches else []
     runs = []
     for task in args.tasks:
         spec = TASKS[task]
         for name in BUILDERS:
             for seed in args.seeds:
-                overrides = [*spec["overrides"], *optimizer_args(name, spec["sgd_lr"])]
+                overrides = [*spec["overrides"], *optimizer_args(name, spec["sgd_lr"]), *limit]
                 result = fit_and_test(spec["config"], overrides, seed, spec["metrics"])
                 runs.append({"task": task, "optimizer": name, "seed": seed, **result})
-                print(runs[-1], flush=True)
-    text = markdown(runs, ratios)
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "learning_rules_optimizer.md").write_text(text)
+                run.log(str(runs[-1]))
     record = {
         "runs": runs,
         "step_time_vs_adam": ratios,
         "tasks": {k: v["overrides"] for k, v in TASKS.items()},
     }
-    (args.output_dir / "learning_rules_optimizer.json").write_text(json.dumps(record, indent=1))
+    run.write("learning_rules_optimizer", record, markdown(runs, ratios))
 
+
+BENCHMARK = Benchmark(
+    "learning_rules_optimizer",
+    main,
+    Config,
+    smoke=dict(seeds=(0,), tasks=("digits_cnn",), rounds=1, batches=2),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

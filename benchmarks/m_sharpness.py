@@ -1,7 +1,7 @@
 """m-sharpness experiment (Luo et al. 2025): test accuracy of SGD, SAM, n-SAM, m-SAM for several
 micro-batch sizes m, and RW-SAM, on label-noise tasks, several seeds, through the project's CLI.
 
-    python -m benchmarks.m_sharpness [--seeds 0 1 2] [--tasks digits compas] [--wandb]
+    python -m benchmarks run m_sharpness [--seeds 0 1 2] [--tasks digits compas] [--wandb]
 
 Each run is `train.py fit` on configs/optimizers/m_sharpness_<task>.yaml with the method's
 optimizer given as overrides (the same values as the sibling configs), tested at the final
@@ -11,18 +11,17 @@ benchmarks/results/m_sharpness.json and .md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 BASE = [
     "--optimizer.base_optimizer",
     "torch.optim.SGD",
@@ -72,7 +71,7 @@ def methods(batch_size: int) -> dict[str, list[str]]:
     return table
 
 
-def run(config: Path, overrides: list[str], seed: int, run_name: str | None) -> tuple[float, float]:
+def fit(config: Path, overrides: list[str], seed: int, run_name: str | None) -> tuple[float, float]:
     """Fit and test one method; returns (test accuracy at the final weights, seconds).
 
     With a `run_name` the run logs its curves to W&B (group "m_sharpness"), else no logger."""
@@ -112,13 +111,26 @@ def run(config: Path, overrides: list[str], seed: int, run_name: str | None) -> 
     return float(cli.trainer.callback_metrics["test/acc"]), seconds
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--tasks", nargs="+", default=["digits", "compas"])
-    parser.add_argument("--wandb", action="store_true", help="log curves and the table to W&B")
-    args = parser.parse_args()
+COLUMNS = [
+    Column("task", "task"),
+    Column("method", "method"),
+    Column("test acc (mean +- std)", lambda r: f"{r['mean']:.4f} +- {r['std']:.4f}"),
+    Column("seeds", lambda r: len(r["test_acc"])),
+    Column("s / run", "seconds_mean", ".0f"),
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    seeds: tuple[int, ...] = (0, 1, 2)
+    tasks: tuple[str, ...] = ("digits", "compas")
+    wandb: bool = False  # log curves and the table to W&B
+    batches: int | None = None  # limit on training batches per epoch (smoke preset)
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(1)
+    limit = ["--trainer.limit_train_batches", str(args.batches)] if args.batches else []
     rows = []
     for task in args.tasks:
         config = ROOT / "configs" / "optimizers" / f"m_sharpness_{task}.yaml"
@@ -127,10 +139,10 @@ def main() -> None:
             accuracies, seconds = [], []
             for seed in args.seeds:
                 name = f"{task}-{method}-seed{seed}".replace(" ", "_") if args.wandb else None
-                accuracy, elapsed = run(config, overrides, seed, name)
+                accuracy, elapsed = fit(config, [*overrides, *limit], seed, name)
                 accuracies.append(accuracy)
                 seconds.append(elapsed)
-                print(f"{task} {method} seed {seed}: test acc {accuracy:.4f} ({elapsed:.0f} s)")
+                run.log(f"{task} {method} seed {seed}: test acc {accuracy:.4f} ({elapsed:.0f} s)")
             rows.append(
                 {
                     "task": task,
@@ -141,22 +153,9 @@ def main() -> None:
                     "seconds_mean": statistics.mean(seconds),
                 }
             )
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "m_sharpness.json").write_text(
-        json.dumps({"seeds": args.seeds, "rows": rows}, indent=2)
+    run.write(
+        "m_sharpness", {"seeds": list(args.seeds), "rows": rows}, markdown_table(rows, COLUMNS)
     )
-    lines = [
-        "| task | method | test acc (mean +- std) | seeds | s / run |",
-        "|---|---|---|---|---|",
-    ]
-    for row in rows:
-        lines.append(
-            f"| {row['task']} | {row['method']} | {row['mean']:.4f} +- {row['std']:.4f} "
-            f"| {len(row['test_acc'])} | {row['seconds_mean']:.0f} |"
-        )
-    table = "\n".join(lines) + "\n"
-    (RESULTS / "m_sharpness.md").write_text(table)
-    print(table)
     if args.wandb:
         log_to_wandb(rows)
 
@@ -175,5 +174,9 @@ def log_to_wandb(rows: list[dict]) -> None:
     run.finish()
 
 
+BENCHMARK = Benchmark(
+    "m_sharpness", main, Config, smoke=dict(seeds=(0,), tasks=("compas",), batches=2)
+)
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,7 +1,7 @@
 """The MTL-KD student's greedy decoding at large n, with and without the k-nearest candidate
 restriction: time per instance and gap to PyVRP.
 
-    python -m benchmarks.mtlkd_candidates [--sizes 200 500 1000] [--instances 16 16 8]
+    python -m benchmarks run mtlkd_candidates [--sizes 200 500 1000] [--instances 16 16 8]
         [--ks 0 20 50 100] [--iterations 1000] [--threads 1]
         [--student weights/mtlkd/student_n50.pt] [--convention routefinder]
 
@@ -17,14 +17,15 @@ benchmarks/results/<--output, default mtlkd_candidates>.{json,md}.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 
+from benchmarks.harness import Benchmark, Run
 from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, resolve_weights
 from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from optiforge.problems.vrp import env
@@ -34,7 +35,6 @@ from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
 from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 def greedy_costs(policy: HeavyDecoderPolicy, batch: VRPBatch) -> tuple[np.ndarray, float]:
@@ -46,7 +46,7 @@ def greedy_costs(policy: HeavyDecoderPolicy, batch: VRPBatch) -> tuple[np.ndarra
     return validate_batch(batch, env.solution(rollout.state)), seconds
 
 
-def measure(args: argparse.Namespace) -> list[dict[str, float]]:
+def measure(args: Config) -> list[dict[str, float]]:
     """One row per (n, k): time per instance, mean cost and mean gap to PyVRP."""
     policy = load_policy(resolve_weights(args.student))
     assert isinstance(policy, HeavyDecoderPolicy)
@@ -75,7 +75,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, float]]:
     return rows
 
 
-def table(rows: list[dict[str, float]], args: argparse.Namespace) -> str:
+def table(rows: list[dict[str, float]], args: Config) -> str:
     """Markdown table of the rows, with the speed-up over k = 0 (unrestricted) of each n."""
     base = {row["n"]: row["s_per_instance"] for row in rows if row["k"] == 0}
     lines = [
@@ -96,30 +96,41 @@ def table(rows: list[dict[str, float]], args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500, 1000])
-    parser.add_argument("--instances", type=int, nargs="+", default=[16, 16, 8])
-    parser.add_argument("--ks", type=int, nargs="+", default=[0, 20, 50, 100])
-    parser.add_argument("--iterations", type=int, default=1000)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--student", default="weights/mtlkd/student_n50.pt")
-    parser.add_argument("--convention", choices=["routefinder", "mvmoe"], default="routefinder")
-    parser.add_argument("--output", default="mtlkd_candidates", help="results file stem")
-    args = parser.parse_args()
-    if len(args.instances) != len(args.sizes):
-        parser.error("--instances needs one value per --sizes value")
-    if any(k < 0 for k in args.ks):
-        parser.error(f"--ks must be >= 0 (0 = unrestricted), got {args.ks}")
+@dataclass(frozen=True)
+class Config:
+    """One instance count per size; `ks`: candidate-list sizes (0 = unrestricted); `output`:
+    the result file stem."""
+
+    sizes: tuple[int, ...] = (200, 500, 1000)
+    instances: tuple[int, ...] = (16, 16, 8)
+    ks: tuple[int, ...] = (0, 20, 50, 100)
+    iterations: int = 1000
+    threads: int = 1
+    student: str = "weights/mtlkd/student_n50.pt"
+    convention: Literal["routefinder", "mvmoe"] = "routefinder"
+    output: str = "mtlkd_candidates"
+
+    def __post_init__(self) -> None:
+        if len(self.instances) != len(self.sizes):
+            raise ValueError("instances needs one value per sizes value")
+        if any(k < 0 for k in self.ks):
+            raise ValueError(f"ks must be >= 0 (0 = unrestricted), got {self.ks}")
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     rows = measure(args)
-    RESULTS.mkdir(exist_ok=True)
-    payload = {"config": {**vars(args), "variant": "CVRP"}, "rows": rows}
-    (RESULTS / f"{args.output}.json").write_text(json.dumps(payload, indent=2))
-    text = table(rows, args)
-    (RESULTS / f"{args.output}.md").write_text(text)
-    print(text)
+    payload = {"config": {**asdict(args), "variant": "CVRP"}, "rows": rows}
+    run.write(args.output, payload, table(rows, args), indent=2)
 
+
+BENCHMARK = Benchmark(
+    "mtlkd_candidates",
+    main,
+    Config,
+    smoke=dict(sizes=(20,), instances=(1,), ks=(0, 5), iterations=5),
+    peers=("pyvrp",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

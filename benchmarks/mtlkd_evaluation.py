@@ -46,6 +46,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from benchmarks.figures import figure_dir
 from benchmarks.mtlkd_figures import draw_from_json
 from benchmarks.mtlkd_tables import markdown
 from benchmarks.wandb_tables import log_tables
@@ -388,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
             json.dumps({"config": config, **result}, indent=2, default=float)
         )
         (args.output_dir / f"{stem}.md").write_text(text)
-        draw_from_json(args.output_dir / f"{stem}.json")
+        draw_from_json(args.output_dir / f"{stem}.json", figure_dir(args.output_dir))
         print(text, flush=True)
         tables[f"mtlkd_{part}"] = (columns, table)
     if args.wandb:

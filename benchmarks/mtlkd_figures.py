@@ -1,8 +1,8 @@
 """MTL-KD figures from `benchmarks.mtlkd_evaluation`'s JSON: gap vs R3C budget, gap vs size.
 
-    python -m benchmarks.mtlkd_figures [--results-dir benchmarks/results] [--figure-dir DIR]
+    python -m benchmarks run mtlkd_figures [--results-dir benchmarks/results]
 
-redraws every figure from the results already written (no model is run): `mtlkd_r3c_n<size>`
+redraws every figure from the published results (no model is run): `mtlkd_r3c_n<size>`
 gives the mean gap to PyVRP after each R3C budget (all variants, seen, unseen, and every variant
 thin), `mtlkd_generalization` the gap of each method against the instance size, one panel per
 variant. Each line carries a `gid` so the plotted values can be read back.
@@ -10,17 +10,19 @@ variant. Each line carries a `gid` so the plotted values can be read back.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import re
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
+from benchmarks.harness.registry import RESULTS
 from optiforge.problems.vrp.variants import SEEN_VARIANTS
 
 if TYPE_CHECKING:
@@ -107,9 +109,9 @@ def draw_generalization(payload: dict[str, Any]) -> Figure:
     return figure
 
 
-def draw_from_json(source: Path, directory: Path | None = None) -> Path | None:
-    """Draw the figure of one results JSON into `directory` (default: `figure_dir`) and return
-    its path; None for a part without a figure (suite, cvrplib, real)."""
+def draw_from_json(source: Path, directory: Path) -> Path | None:
+    """Draw the figure of one results JSON into `directory` and return its path; None for a
+    part without a figure (suite, cvrplib, real)."""
     if R3C_STEM.fullmatch(source.stem):
         draw = draw_r3c_budget
     elif source.stem == GENERALIZATION_STEM:
@@ -117,22 +119,24 @@ def draw_from_json(source: Path, directory: Path | None = None) -> Path | None:
     else:
         return None
     figure = draw(json.loads(source.read_text()))
-    return save(figure, (directory or figure_dir(source.parent)) / f"{source.stem}.png")
+    return save(figure, directory / f"{source.stem}.png")
 
 
-def main(argv: list[str] | None = None) -> list[Path]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    parser.add_argument("--figure-dir", type=Path, default=None, help="default: docs/figures")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    results_dir: Path = RESULTS  # where the evaluation's JSON files are read
+
+
+def main(run: Run, args: Config) -> list[Path]:
     sources = sorted(args.results_dir.glob("mtlkd_*.json"))
-    drawn = [path for source in sources if (path := draw_from_json(source, args.figure_dir))]
+    drawn = [path for source in sources if (path := draw_from_json(source, run.figure_dir))]
     if not drawn:
-        parser.error(f"--results-dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
-    for path in drawn:
-        print(f"figure: {path}")
+        raise ValueError(f"results_dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
+    run.written += drawn
     return drawn
 
 
+BENCHMARK = Benchmark("mtlkd_figures", main, Config, smoke={})
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

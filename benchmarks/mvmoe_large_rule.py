@@ -1,6 +1,6 @@
 """Which capacity rule for n > 200 reproduces MTL-KD's reported HGS objectives at n = 500 / 1000.
 
-    python -m benchmarks.mvmoe_large_rule [--instances-500 50] [--instances-1000 10]
+    python -m benchmarks run mvmoe_large_rule [--instances-500 50] [--instances-1000 10]
         [--iterations 100]
 
 MVMoE defines its capacity only at n = 20 / 50 / 100 / 200 (30 / 40 / 50 / 70) and raises
@@ -19,29 +19,26 @@ windows, because its objective depends on the windows far more than on the capac
 budget leaves PyVRP above HGS's converged objectives, more so at n = 1000, so a candidate's
 mean should land somewhat above the paper's. The chosen rule is the candidate with the
 smallest mean relative deviation on CVRP500 and CVRP1000. One core: set OMP_NUM_THREADS=1.
-Writes benchmarks/results/mvmoe_large_rule.{json,md}.
+Writes mvmoe_large_rule.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from dataclasses import replace
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pyvrp
 import torch
 from pyvrp.stop import MaxIterations
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.instance import VRPBatch
 from optiforge.problems.vrp.pyvrp_solver import DEMAND_SCALE, build_model, result_sequence
 from optiforge.problems.vrp.validator import validate_batch
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 SCALE = 100_000
 PAPER = {"CVRP500": 62.07, "CVRP1000": 119.54, "VRPTW1000": 166.47}
 CANDIDATES: dict[str, dict[int, int]] = {
@@ -83,12 +80,25 @@ def solve_candidates(batch: VRPBatch, capacities: list[int], iterations: int) ->
     return costs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances-500", type=int, default=50)
-    parser.add_argument("--instances-1000", type=int, default=10)
-    parser.add_argument("--iterations", type=int, default=100)
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    instances_500: int = 50
+    instances_1000: int = 10
+    iterations: int = 100
+
+
+COLUMNS = [
+    Column("set", "set"),
+    Column("candidate", "candidate"),
+    Column("capacity", "capacity"),
+    Column("instances", "instances"),
+    Column("mean cost (std)", lambda r: f"{r['mean_cost']:.2f} ({r['std_cost']:.2f})"),
+    Column("paper (HGS)", "paper", ".2f"),
+    Column("deviation", "deviation", "+.1%"),
+]
+
+
+def main(run: Run, args: Config) -> None:
     counts = {500: args.instances_500, 1000: args.instances_1000}
     rows = []
     for set_name, name, size, convention in SETS:
@@ -111,7 +121,7 @@ def main() -> None:
                     "deviation": None if paper is None else (mean - paper) / paper,
                 }
             )
-        print(f"{set_name}: {time.perf_counter() - start:.0f} s", flush=True)
+        run.log(f"{set_name}: {time.perf_counter() - start:.0f} s")
     score = {
         c: float(
             np.mean(
@@ -125,32 +135,25 @@ def main() -> None:
         for c in CANDIDATES
     }
     chosen = min(score, key=score.get)
-    lines = [
+    text = (
         f"PyVRP ({args.iterations} iterations, seed 0, one process) on seeded mvmoe instances "
-        f"(seed 2026): {counts[500]} at n = 500, {counts[1000]} at n = 1000",
-        "",
-        "| set | candidate | capacity | instances | mean cost (std) | paper (HGS) | deviation |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        paper = "-" if r["paper"] is None else f"{r['paper']:.2f}"
-        deviation = "-" if r["deviation"] is None else f"{r['deviation']:+.1%}"
-        lines.append(
-            f"| {r['set']} | {r['candidate']} | {r['capacity']} | {r['instances']} "
-            f"| {r['mean_cost']:.2f} ({r['std_cost']:.2f}) | {paper} | {deviation} |"
-        )
-    lines += [
-        "",
+        f"(seed 2026): {counts[500]} at n = 500, {counts[1000]} at n = 1000\n\n"
+        f"{markdown_table(rows, COLUMNS)}\n\n"
         "Mean |deviation| on CVRP500 and CVRP1000: "
-        + ", ".join(f"{c} {s:.1%}" for c, s in score.items()),
-        f"Chosen: {chosen}.",
-    ]
-    RESULTS.mkdir(exist_ok=True)
-    payload = {"config": vars(args), "rows": rows, "score": score, "chosen": chosen}
-    (RESULTS / "mvmoe_large_rule.json").write_text(json.dumps(payload, indent=2))
-    (RESULTS / "mvmoe_large_rule.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        + ", ".join(f"{c} {s:.1%}" for c, s in score.items())
+        + f"\nChosen: {chosen}."
+    )
+    payload = {"config": asdict(args), "rows": rows, "score": score, "chosen": chosen}
+    run.write("mvmoe_large_rule", payload, text, indent=2)
 
+
+BENCHMARK = Benchmark(
+    "mvmoe_large_rule",
+    main,
+    Config,
+    smoke=dict(instances_500=1, instances_1000=1, iterations=2),
+    peers=("pyvrp",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -10,22 +10,21 @@ the method's wall time scaled to 10^5 evaluations. The query section times the t
 1000 preferences against re-running EvoTorch's SNES per preference on the same Tchebycheff
 scalarisation (timed on `--rerun-prefs` preferences, extrapolated to 1000).
 
-    OMP_NUM_THREADS=1 python -m benchmarks.neural_es
+    OMP_NUM_THREADS=1 python -m benchmarks run neural_es
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import torch
 
+from benchmarks.harness import Benchmark, Run
 from benchmarks.neural_es_baselines import (
     run_neural_es,
     run_psl_pgpe,
@@ -41,8 +40,6 @@ from optiforge.problems.multiobjective.reference_directions import lattice_near,
 from optiforge.problems.multiobjective.registry import make_problem
 from optiforge.problems.multiobjective.scalarization import tchebycheff
 
-RESULTS = Path(__file__).with_name("results")
-FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
 METHODS: dict[str, Callable[[EvaluationBudget, int], dict[str, Any]]] = {
     "neural_es": run_neural_es,
     "neural_es_known_ideal": lambda budget, seed: run_neural_es(budget, seed, known_ideal=True),
@@ -200,22 +197,23 @@ def markdown(summary: list[dict[str, Any]], query: dict[str, Any] | None, comman
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--problems", nargs="+", default=["psl1", "psl5"])
-    parser.add_argument("--dims", nargs="+", type=int, default=[32, 64, 128])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--budget", type=int, default=10_000)
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    parser.add_argument("--rerun-prefs", type=int, default=5)
-    parser.add_argument("--rerun-budget", type=int, default=2000)
-    parser.add_argument("--name", default="neural_es", help="results file stem")
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    """`rerun_prefs` / `rerun_budget`: the query comparison; `name`: the result file stem."""
+
+    problems: tuple[str, ...] = ("psl1", "psl5")
+    dims: tuple[int, ...] = (32, 64, 128)
+    seeds: int = 5
+    budget: int = 10_000
+    methods: tuple[Literal[tuple(METHODS)], ...] = tuple(METHODS)
+    rerun_prefs: int = 5
+    rerun_budget: int = 2000
+    name: str = "neural_es"
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(1)
-    command = "OMP_NUM_THREADS=1 python -m benchmarks.neural_es " + " ".join(
-        f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
-        for k, v in vars(args).items()
-    )
+    command = run.provenance["command"]
     rows: list[dict[str, Any]] = []
     for name in args.problems:
         for dim in args.dims:
@@ -224,12 +222,7 @@ def main() -> None:
                 for method in args.methods:
                     row = run_one(problem, method, seed, args.budget)
                     rows.append(row)
-                    print(
-                        f"{name} D={dim} seed={seed} {method:10s} IGD={row['igd_archive']:.4f}"
-                        f" model={row.get('igd_model', float('nan')):.4f}"
-                        f" {row['seconds']:.1f}s",
-                        flush=True,
-                    )
+                    run.log(f"{name} D={dim} seed={seed} {method:10s} IGD={row['igd_archive']:.4f}")
     query = None
     first = next((r for r in rows if "_model" in r), None)
     if first is not None:
@@ -244,29 +237,31 @@ def main() -> None:
             and r["method"] in ("neural_es", "neural_es_known_ideal", "nsga2")
         }
         fronts["neural_es model"] = first["_answers"]
-        FIGURES.mkdir(parents=True, exist_ok=True)
         figure = front_figure(
             fronts,
             problem.pareto_front(300),
             f"{first['problem']} D={first['dim']} budget {args.budget}",
         )
-        figure.savefig(FIGURES / f"{args.name}_front.png", dpi=120)
+        figure.savefig(run.figure(f"{args.name}_front.png"), dpi=120)
     summary = summarise(rows)
     clean = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]
-    RESULTS.mkdir(exist_ok=True)
     payload = {
-        "command": command,
         "budget": args.budget,
         "rows": clean,
         "summary": summary,
         "query": query,
         "torch_threads": torch.get_num_threads(),
     }
-    (RESULTS / f"{args.name}.json").write_text(json.dumps(payload, indent=2))
-    text = markdown(summary, query, command)
-    (RESULTS / f"{args.name}.md").write_text(text)
-    print(text)
+    run.write(args.name, payload, markdown(summary, query, command), indent=2)
 
+
+BENCHMARK = Benchmark(
+    "neural_es",
+    main,
+    Config,
+    smoke=dict(problems=("psl1",), dims=(16,), seeds=1, budget=200, rerun_prefs=1, rerun_budget=50),
+    peers=("pymoo",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -2,10 +2,10 @@
 measured in one run: SAM / SGD, RW-SAM / SAM, ClippedScion / AdamW, and each against the closest
 peer in PyPI `pytorch-optimizer` (its SAM and SCION).
 
-    python -m benchmarks.optimizers [--steps 20] [--rounds 5] [--threads 1] [--mlp-batch 128]
+    python -m benchmarks run optimizers [--steps 20] [--rounds 5] [--threads 1] [--mlp-batch 128]
         [--ratios "RW-SAM / SAM" ...]   (a subset; written to optimizers_mlp_b<batch>_subset.*)
 
-Prints a table, writes benchmarks/results/optimizers_mlp_b<batch>.json and .md. Timings alternate
+Writes optimizers_mlp_b<batch>.json and .md. Timings alternate
 between the methods of a pair in rounds (A B A B ...) and use the median per method, so that
 load from other processes on the machine hits both sides of a ratio alike. RW-SAM / SAM also
 reports its floor 1 + t(probe forward) / t(SAM step), the probe forward timed in the same rounds.
@@ -13,22 +13,19 @@ reports its floor 1 + t(probe forward) / t(SAM step), the probe forward timed in
 
 from __future__ import annotations
 
-import argparse
 import copy
 import functools
-import json
-import statistics
-import time
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import nn
 
+from benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
 from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
 from optiforge.optimizers import RWSAM, SAM, ClippedScion, UnconstrainedScion, sharpness_pass
 
-RESULTS = Path(__file__).resolve().parent / "results"
 GOALS = {
     "SAM / SGD": 2.05,
     "RW-SAM / SAM": 1.2,
@@ -130,14 +127,6 @@ def state_bytes(optimizer: torch.optim.Optimizer | None) -> int:
     )
 
 
-def time_steps(step: Callable[[], None], steps: int) -> float:
-    """Seconds per step over `steps` steps."""
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return (time.perf_counter() - start) / steps
-
-
 def measure(
     batch: tuple[nn.Module, torch.Tensor, torch.Tensor], names: list[str], steps: int, rounds: int
 ) -> dict[str, dict[str, float]]:
@@ -151,15 +140,12 @@ def measure(
         else:
             optimizer = builders()[name](model)
             step = step_function(name, optimizer, model, x, y)
-        for _ in range(3):  # warm-up (also creates the optimizer state)
-            step()
         setups[name] = (step, optimizer)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(rounds):
-        for name in names:
-            times[name].append(time_steps(setups[name][0], steps))
+    timings = interleaved(  # warm-up also creates the optimizer state
+        {name: step for name, (step, _) in setups.items()}, warmup=3, rounds=rounds, calls=steps
+    )
     return {
-        name: {"seconds_per_step": statistics.median(times[name]), "state_bytes": state_bytes(opt)}
+        name: {"seconds_per_step": timings[name].median, "state_bytes": state_bytes(opt)}
         for name, (_, opt) in setups.items()
     }
 
@@ -178,16 +164,30 @@ PAIRS = [
 ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20, help="steps per timing round")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
-    parser.add_argument("--mlp-batch", type=int, default=128, help="batch size on the MLP")
-    parser.add_argument(
-        "--ratios", nargs="+", choices=[label for label, _, _ in PAIRS], help="default: all"
-    )
-    args = parser.parse_args()
+COLUMNS = [
+    Column("workload", "workload"),
+    Column("ratio", "ratio"),
+    Column("time ratio", "time_ratio", ".2f"),
+    Column("floor", "floor", ".2f"),
+    Column("goal", lambda row: f"<= {row['goal']}"),
+    Column("met", "meets_goal"),
+    Column(
+        "state MiB (num / den)",
+        lambda row: " / ".join(f"{v / 2**20:.2f}" for v in row["state_bytes"].values()),
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    steps: int = 20  # steps per timing round
+    rounds: int = 5  # interleaved timing rounds
+    threads: int = 1  # torch threads
+    mlp_batch: int = 128  # batch size on the MLP
+    ratios: tuple[Literal[tuple(label for label, _, _ in PAIRS)], ...] | None = None  # None: all
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     rows, results = [], {"threads": args.threads, "steps": args.steps, "rounds": args.rounds}
     results["mlp_batch"] = args.mlp_batch
@@ -212,29 +212,19 @@ def main() -> None:
             if FORWARD in seconds:  # RW-SAM cannot cost less than SAM plus its probe forward
                 row["floor"] = 1 + seconds[FORWARD] / seconds[denominator]
             rows.append(row)
-            floor = f" (floor {row['floor']:.2f})" if "floor" in row else ""
-            print(
-                f"{workload:11s} {label:45s} time x{time_ratio:5.2f}{floor} "
-                f"(goal <= {GOALS[label]}) state {top / 2**20:7.2f} / {bottom / 2**20:7.2f} MiB"
-            )
+            run.log(f"{workload:11s} {label:45s} time x{time_ratio:5.2f} (goal <= {GOALS[label]})")
     results["rows"] = rows
-    RESULTS.mkdir(exist_ok=True)
     stem = f"optimizers_mlp_b{args.mlp_batch}" + ("_subset" if args.ratios else "")
-    (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=2))
-    lines = [
-        "| workload | ratio | time ratio | floor | goal | met | state MiB (num / den) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in rows:
-        top, bottom = row["state_bytes"].values()
-        floor = f"{row['floor']:.2f}" if "floor" in row else "-"
-        lines.append(
-            f"| {row['workload']} | {row['ratio']} | {row['time_ratio']:.2f} | {floor} "
-            f"| <= {row['goal']} "
-            f"| {'yes' if row['meets_goal'] else 'no'} | {top / 2**20:.2f} / {bottom / 2**20:.2f} |"
-        )
-    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    run.write(stem, results, markdown_table(rows, COLUMNS))
 
+
+BENCHMARK = Benchmark(
+    "optimizers",
+    main,
+    Config,
+    smoke=dict(steps=1, rounds=1, mlp_batch=8),
+    peers=("pytorch_optimizer",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -8,25 +8,23 @@ quantiles of X_(1) / X_(2) over trials stay put. E[X_(l)] is exact (numerical in
 n = 10 .. 10^12; the Monte Carlo (exponential spacings, memory O(trials l)) runs n = 10^2 .. 10^7
 with `--trials` trials and is checked against the exact means.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.order_statistics
+    OMP_NUM_THREADS=1 python -m benchmarks run order_statistics
 
-writes benchmarks/results/order_statistics_growth.{json,md} and
-docs/figures/order_statistics_<family>.png.
+writes order_statistics_growth.{json,md} and order_statistics_<family>.png.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import resource
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.algorithms.order_statistics import (
     Exponential,
     NearExtremal,
@@ -119,63 +117,64 @@ def draw(name: str, family: TailFamily, exact: list[dict], mc: list[dict], path:
     right.loglog(n, [row["ratio_of_means"] for row in exact], "r-", label="E[X_(1)] / E[X_(2)]")
     right.set(xlabel="n", ylabel="X_(1) / X_(2)", title="max / second max")
     right.legend(fontsize=8)
-    return save(figure, path / f"order_statistics_{name}.png")
+    return save(figure, path)
+
+
+COLUMNS = [
+    Column("n", lambda r: f"1e{round(math.log10(r['n']))}"),
+    Column("E[X_(1)]", "mean_1", ".4g"),
+    Column("E[X_(1)]/n", "max_over_n", ".4g"),
+    Column("E[X_(2)]", "mean_2", ".4g"),
+    Column("E[X_(2)] log n loglog n / n", "second_over_scale", ".4g"),
+    Column("E[X_(1)]/E[X_(2)]", "ratio_of_means", ".3g"),
+    Column(
+        "MC E[X_(2)] (z)",
+        lambda r: r.get("mc_mean_2") and f"{r['mc_mean_2']:.4g} ({r['z_2']:+.1f})",
+    ),
+    Column("X1/X2 q50", "ratio_q50", ".3g"),
+    Column("q90", "ratio_q90", ".3g"),
+    Column("q99", "ratio_q99", ".3g"),
+    Column("MC mean X1/X2", "ratio_mean", ".3g"),
+]
 
 
 def markdown(results: dict) -> str:
-    """A table per family: exact growth on a few n, and the Monte Carlo columns."""
+    """A table per family: exact growth on powers of ten, with the Monte Carlo columns."""
     lines = [f"# Extreme order statistics ({results['trials']} Monte Carlo trials per n)", ""]
     for block in results["families"].values():
-        lines += [f"## {block['family']}", ""]
-        lines += [
-            "| n | E[X_(1)] | E[X_(1)]/n | E[X_(2)] | E[X_(2)] log n loglog n / n "
-            "| E[X_(1)]/E[X_(2)] | MC E[X_(2)] (z) | X1/X2 q50 | q90 | q99 | MC mean X1/X2 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
         mc = {row["n"]: row for row in block["monte_carlo"]}
-        for row in block["exact"]:
-            if math.log10(row["n"]) % 1:
-                continue
-            m = mc.get(row["n"])
-            tail = (
-                f"{m['mc_mean_2']:.4g} ({m['z_2']:+.1f}) | {m['ratio_q50']:.3g} | "
-                f"{m['ratio_q90']:.3g} | {m['ratio_q99']:.3g} | {m['ratio_mean']:.3g}"
-                if m
-                else "- | - | - | - | -"
-            )
-            lines.append(
-                f"| 1e{round(math.log10(row['n']))} | {row['mean_1']:.4g} | "
-                f"{row['max_over_n']:.4g} | {row['mean_2']:.4g} | "
-                f"{row['second_over_scale']:.4g} | {row['ratio_of_means']:.3g} | {tail} |"
-            )
-        lines.append("")
+        rows = [
+            {**mc.get(row["n"], {}), **row}
+            for row in block["exact"]
+            if not math.log10(row["n"]) % 1
+        ]
+        lines += [f"## {block['family']}", "", markdown_table(rows, COLUMNS), ""]
     lines.append(f"Wall time {results['seconds']:.1f} s, peak memory {results['peak_mb']:.0f} MB.")
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
+@dataclass(frozen=True)
+class Config:
+    trials: int = 10_000
+    seed: int = 0
+
+
+def main(run: Run, args: Config) -> None:
     """Run every family, write JSON + markdown, draw one figure per family."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trials", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
     start = time.perf_counter()
     results: dict = {"trials": args.trials, "seed": args.seed, "families": {}}
     for name, family in FAMILIES.items():
         exact = exact_rows(family)
         mc = monte_carlo_rows(family, args.trials, args.seed)
         results["families"][name] = {"family": family.name, "exact": exact, "monte_carlo": mc}
-        draw(name, family, exact, mc, figure_dir(args.output_dir))
-        print(f"{family.name}: done", file=sys.stderr)
+        draw(name, family, exact, mc, run.figure(f"order_statistics_{name}.png"))
+        run.log(f"{family.name}: done")
     results["seconds"] = time.perf_counter() - start
     results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "order_statistics_growth.json").write_text(json.dumps(results, indent=1))
-    table = markdown(results)
-    (args.output_dir / "order_statistics_growth.md").write_text(table)
-    print(table)
+    run.write("order_statistics_growth", results, markdown(results))
 
+
+BENCHMARK = Benchmark("order_statistics", main, Config, smoke=dict(trials=20))
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,6 +1,6 @@
 """PyVRP reference quality: the old wall-clock budgets against iteration budgets, n = 50.
 
-    python -m benchmarks.pyvrp_iteration_budget [--instances 16] [--variants CVRP VRPTW]
+    python -m benchmarks run pyvrp_iteration_budget [--instances 16] [--variants CVRP VRPTW]
         [--time-limits 0.05 0.1 1.0] [--iterations 50 100 250 500 1000 2000]
 
 The seeded n = 50 instances of each variant are solved by PyVRP (seed 0) once per wall-clock
@@ -9,28 +9,26 @@ iteration budget (`MaxIterations`, the new one). The defaults were read off its 
 smallest budget whose mean cost is at most the old limit's on both variants (1 s -> 1000 for
 `PyVRPSolver`, 0.1 s -> 250 for `VRPDataModule`, 0.05 s -> 100). Iterations per second depend
 on the machine and its load; the iteration budgets' costs do not.
-Writes benchmarks/results/pyvrp_iteration_budget.{json,md}.
+Writes pyvrp_iteration_budget.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from pyvrp.stop import MaxIterations, MaxRuntime, StoppingCriterion
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.pyvrp_solver import build_model
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 SCALE = 100_000
 
 
-def run(
+def solve(
     arrays: dict[str, np.ndarray], stop: Callable[[], StoppingCriterion]
 ) -> tuple[float, int, float]:
     """(cost in model units, iterations, seconds) of one PyVRP search; `stop` makes a fresh
@@ -39,15 +37,25 @@ def run(
     return result.cost() / SCALE, result.num_iterations, result.runtime
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=16)
-    parser.add_argument("--variants", nargs="+", default=["CVRP", "VRPTW"])
-    parser.add_argument("--time-limits", nargs="+", type=float, default=[0.05, 0.1, 1.0])
-    parser.add_argument(
-        "--iterations", nargs="+", type=int, default=[50, 100, 250, 500, 1000, 2000]
-    )
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    instances: int = 16
+    variants: tuple[str, ...] = ("CVRP", "VRPTW")
+    time_limits: tuple[float, ...] = (0.05, 0.1, 1.0)
+    iterations: tuple[int, ...] = (50, 100, 250, 500, 1000, 2000)
+
+
+COLUMNS = [
+    Column("variant", "variant"),
+    Column("stop", "stop"),
+    Column("budget", "budget", "g"),
+    Column("mean cost", "mean_cost", ".4f"),
+    Column("mean iterations", "mean_iterations", ".0f"),
+    Column("mean seconds", "mean_seconds", ".3f"),
+]
+
+
+def main(run: Run, args: Config) -> None:
     rows = []
     for name in args.variants:
         batch = generate(name, 50, args.instances, seed=2026)
@@ -56,7 +64,7 @@ def main() -> None:
         stops = [("seconds", t, lambda t=t: MaxRuntime(t)) for t in args.time_limits]
         stops += [("iterations", k, lambda k=k: MaxIterations(k)) for k in args.iterations]
         for kind, budget, stop in stops:
-            runs = np.array([run(arrays, stop) for arrays in jobs])
+            runs = np.array([solve(arrays, stop) for arrays in jobs])
             rows.append(
                 {
                     "variant": name,
@@ -67,25 +75,19 @@ def main() -> None:
                     "mean_seconds": float(runs[:, 2].mean()),
                 }
             )
-            print(rows[-1], flush=True)
-    lines = [
-        f"PyVRP on {args.instances} seeded n = 50 instances per variant, seed 0",
-        "",
-        "| variant | stop | budget | mean cost | mean iterations | mean seconds |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {r['variant']} | {r['stop']} | {r['budget']:g} | {r['mean_cost']:.4f} "
-        f"| {r['mean_iterations']:.0f} | {r['mean_seconds']:.3f} |"
-        for r in rows
-    ]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "pyvrp_iteration_budget.json").write_text(
-        json.dumps({"config": vars(args), "rows": rows}, indent=2)
-    )
-    (RESULTS / "pyvrp_iteration_budget.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+            run.log(str(rows[-1]))
+    title = f"PyVRP on {args.instances} seeded n = 50 instances per variant, seed 0"
+    payload = {"config": asdict(args), "rows": rows}
+    run.write("pyvrp_iteration_budget", payload, f"{title}\n\n{markdown_table(rows, COLUMNS)}")
 
+
+BENCHMARK = Benchmark(
+    "pyvrp_iteration_budget",
+    main,
+    Config,
+    smoke=dict(instances=1, variants=("CVRP",), time_limits=(0.01,), iterations=(5,)),
+    peers=("pyvrp",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

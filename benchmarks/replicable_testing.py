@@ -6,22 +6,22 @@ internal seed, fresh samples) on null, eps-far and mid-window instances (benchma
 replicable_testing_instances.py) it measures the replicability rate (both runs decide alike) with a
 95% Clopper-Pearson interval, the rejection rate and the accuracy (null: accept, far: reject).
 
-    OMP_NUM_THREADS=1 python -m benchmarks.replicable_testing
+    OMP_NUM_THREADS=1 python -m benchmarks run replicable_testing
 
-writes benchmarks/results/replicable_testing.{json,md} and docs/figures/replicable_testing.png.
+writes replicable_testing.{json,md} and replicable_testing.png.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from benchmarks.replicable_testing_instances import (
     Instance,
     closeness_instances,
@@ -140,27 +140,26 @@ def draw(rows: list[dict], path: Path) -> Path:
         )
         axis.set(ylabel="replicability rate", title=f"{kind} (dotted: 1 - rho)", ylim=(0.4, 1.02))
         axis.legend(fontsize=7, loc="center right")
-    return save(figure, path / "replicable_testing.png")
+    return save(figure, path)
 
 
-def main(argv: list[str] | None = None) -> None:
+@dataclass(frozen=True)
+class Config:
+    pairs: int = 1000
+    seed: int = 0
+
+
+def main(run: Run, args: Config) -> None:
     """Measure every tester, write JSON + markdown and the figure."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
     start = time.perf_counter()
     rows = measure(args.pairs, args.seed)
     seconds = time.perf_counter() - start
-    args.output_dir.mkdir(parents=True, exist_ok=True)
     payload = {"pairs": args.pairs, "seed": args.seed, "seconds": seconds, "rows": rows}
-    (args.output_dir / "replicable_testing.json").write_text(json.dumps(payload, indent=1))
-    table = markdown(rows, args.pairs, seconds)
-    (args.output_dir / "replicable_testing.md").write_text(table)
-    draw(rows, figure_dir(args.output_dir))
-    print(table)
+    run.write("replicable_testing", payload, markdown(rows, args.pairs, seconds))
+    draw(rows, run.figure("replicable_testing.png"))
 
+
+BENCHMARK = Benchmark("replicable_testing", main, Config, smoke=dict(pairs=3))
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -7,24 +7,23 @@ on a grid m_bound 1.25^-k whose `--pairs` seeded pairs agree at rate >= 1 - rho 
 eps-far and mid-window instances while accepting the null and rejecting the far instance at
 rate >= 2/3; its log-log slope is fitted.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.replicable_testing_samples
+    OMP_NUM_THREADS=1 python -m benchmarks run replicable_testing_samples
 
-writes benchmarks/results/replicable_testing_samples.{json,md} and
+writes replicable_testing_samples.{json,md} and
 docs/figures/replicable_testing_samples.png.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from benchmarks.replicable_testing_instances import (
     Instance,
     closeness_instances,
@@ -119,22 +118,23 @@ def draw(formula: list[dict], measured: dict[str, list[int]], path: Path) -> Pat
         title=f"samples vs n at eps = {EPS}, rho = {RHO}",
     )
     axis.legend(fontsize=8)
-    return save(figure, path / "replicable_testing_samples.png")
+    return save(figure, path)
 
 
-def main(argv: list[str] | None = None) -> None:
+@dataclass(frozen=True)
+class Config:
+    pairs: int = 200
+    seed: int = 0
+
+
+def main(run: Run, args: Config) -> None:
     """Formula curves, measured minima, slopes; JSON + markdown + figure."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
     start = time.perf_counter()
     formula = formula_rows()
     measured = {}
     for kind in ("uniformity", "closeness"):
         measured[kind] = [measured_minimum(kind, n, args.pairs, args.seed) for n in MEASURED_SIZES]
-        print(f"{kind}: {measured[kind]}", file=sys.stderr)
+        run.log(f"{kind}: {measured[kind]}")
     big = [row for row in formula if row["n"] >= 10**7]
     slopes = {
         f"bound_{kind}_n>=1e7": slope([r["n"] for r in big], [r[kind] for r in big])
@@ -151,27 +151,34 @@ def main(argv: list[str] | None = None) -> None:
         "slopes": slopes,
         "seconds": time.perf_counter() - start,
     }
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "replicable_testing_samples.json").write_text(json.dumps(payload, indent=1))
+    rows = [
+        {"n": n, "uniformity": measured["uniformity"][i], "closeness": measured["closeness"][i]}
+        for i, n in enumerate(MEASURED_SIZES)
+    ]
     lines = [
         f"# Samples vs n (eps = {EPS}, rho = {RHO}, {args.pairs} pairs per check)",
         "",
-        "| n | uniformity bound | measured | closeness bound | measured |",
-        "|---|---|---|---|---|",
+        markdown_table(rows, COLUMNS),
+        "",
+        markdown_table(
+            [{"key": k, "value": v} for k, v in slopes.items()],
+            [Column("log-log slope", "key"), Column("value", "value", ".3f")],
+        ),
+        "",
+        f"Wall time {payload['seconds']:.0f} s.",
     ]
-    for i, n in enumerate(MEASURED_SIZES):
-        lines.append(
-            f"| {n} | {uniformity_samples(n, EPS, RHO)} | {measured['uniformity'][i]} | "
-            f"{closeness_samples(n, EPS, RHO)} | {measured['closeness'][i]} |"
-        )
-    lines += ["", "| log-log slope | value |", "|---|---|"]
-    lines += [f"| {key} | {value:.3f} |" for key, value in slopes.items()]
-    lines += ["", f"Wall time {payload['seconds']:.0f} s."]
-    table = "\n".join(lines) + "\n"
-    (args.output_dir / "replicable_testing_samples.md").write_text(table)
-    draw(formula, measured, figure_dir(args.output_dir))
-    print(table)
+    run.write("replicable_testing_samples", payload, "\n".join(lines))
+    draw(formula, measured, run.figure("replicable_testing_samples.png"))
 
+
+COLUMNS = [
+    Column("n", "n"),
+    Column("uniformity bound", lambda r: uniformity_samples(r["n"], EPS, RHO)),
+    Column("measured", "uniformity"),
+    Column("closeness bound", lambda r: closeness_samples(r["n"], EPS, RHO)),
+    Column("measured", "closeness"),
+]
+BENCHMARK = Benchmark("replicable_testing_samples", main, Config, smoke=dict(pairs=2))
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -31,31 +31,30 @@ char LM (1.5 x 2.3 nats is about the unigram entropy) and strict for digits (bes
 the report also counts the points that achieved >= 90 % of the optimizer's best loss reduction
 from the initial loss (`near_best_points`).
 
-Run from the project root: `python -m benchmarks.scion_lr_sweep` (writes
-benchmarks/results/scion_lr_sweep.{json,md} and the figure docs/figures/scion_lr_sweep.png;
-`--seeds 2`, `--quick` for a smoke test, `--wandb` to log curves and the plot to W&B, offline
-without credentials). `--plot-only` redraws the figure from the JSON already written (same
-`--output-stem`) without training.
+Run from the project root: `python -m benchmarks run scion_lr_sweep` (writes
+scion_lr_sweep.{json,md} and the figure scion_lr_sweep.png; `--seeds 2`, `--quick` for a smoke
+test, `--wandb` to log curves and the plot to W&B, offline without credentials). `--plot-only`
+redraws the figure from the published JSON (same `--output-stem`) without training.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 from torch.optim import Optimizer
 
-from benchmarks.figures import figure_dir, save
+from benchmarks.figures import save
+from benchmarks.harness import Benchmark
+from benchmarks.harness import Run as HarnessRun
+from benchmarks.harness.registry import RESULTS
 from benchmarks.scion_lr_figure import draw_lr_sweep
 from benchmarks.scion_lr_report import NEAR_BEST_SHARE, json_safe, log_to_wandb, markdown_report
 from benchmarks.scion_lr_tasks import Batch, Task, make_tasks
@@ -66,9 +65,6 @@ from optiforge.optimizers import (
     UnconstrainedScion,
     make_lmo,
 )
-
-RESULTS = Path(__file__).resolve().parent / "results"
-FIGURE_DIR_HELP = "where the PNG goes (default: docs/figures, or --output-dir if one is given)"
 
 
 @dataclass(frozen=True)
@@ -298,54 +294,59 @@ def sweep_task(
     return results
 
 
-def redraw(source: Path, png: Path, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    """`--plot-only`: draw `png` from a sweep's JSON; a missing file ends in one line."""
-    if not source.is_file():
-        parser.error(f"--plot-only: no sweep results at {source} (check --output-stem)")
-    payload = json.loads(source.read_text())
-    print(f"figure: {save(draw_lr_sweep(payload), png)}")
-    return payload
+@dataclass(frozen=True)
+class Config:
+    """`seeds` 0..n-1 per grid point, `points` lr grid points per optimizer, stable = final loss
+    <= `tolerance` x best; `tasks` and `optimizers` (None: all) comma-separated; rho =
+    `rho_factor` x median D; `quick`: tiny nets, 10 steps, 3 points; `plot_only`: redraw the
+    figure from the published JSON `<output_stem>.json`, no runs."""
+
+    seeds: int = 1
+    points: int = 9
+    tolerance: float = 1.5
+    tasks: str = "char_lm,digits"
+    optimizers: str | None = None
+    rho_factor: float = 1.0
+    output_stem: str = "scion_lr_sweep"
+    quick: bool = False
+    wandb: bool = False
+    plot_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.seeds < 1 or self.points < 2 or self.tolerance < 1.0 or not self.rho_factor > 0:
+            raise ValueError("seeds must be >= 1, points >= 2, tolerance >= 1, rho_factor > 0")
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=1, help="seeds 0..n-1 per grid point")
-    parser.add_argument("--points", type=int, default=9, help="lr grid points per optimizer")
-    parser.add_argument("--tolerance", type=float, default=1.5, help="stable: <= tol x best")
-    parser.add_argument("--tasks", default="char_lm,digits", help="comma-separated task names")
-    parser.add_argument("--optimizers", default=None, help="comma-separated subset (all)")
-    parser.add_argument("--rho-factor", type=float, default=1.0, help="rho = factor x median D")
-    parser.add_argument("--output-stem", default="scion_lr_sweep", help="output file name stem")
-    parser.add_argument("--quick", action="store_true", help="tiny nets, 10 steps, 3 points")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--figure-dir", type=Path, default=None, help=FIGURE_DIR_HELP)
-    parser.add_argument("--wandb", action="store_true", help="also log a W&B run")
-    parser.add_argument("--plot-only", action="store_true", help="redraw from the JSON, no runs")
-    args = parser.parse_args(argv)
-    png = (args.figure_dir or figure_dir(args.output_dir)) / f"{args.output_stem}.png"
+def main(run: HarnessRun, args: Config) -> dict[str, Any]:
+    png = run.figure(f"{args.output_stem}.png")
     if args.plot_only:
-        return redraw(args.output_dir / f"{args.output_stem}.json", png, parser)
-    if args.seeds < 1 or args.points < 2 or args.tolerance < 1.0 or not args.rho_factor > 0:
-        parser.error("--seeds must be >= 1, --points >= 2, --tolerance >= 1, --rho-factor > 0")
+        source = RESULTS / f"{args.output_stem}.json"
+        if not source.is_file():
+            raise ValueError(f"plot_only: no sweep results at {source} (check output_stem)")
+        payload = json.loads(source.read_text())
+        save(draw_lr_sweep(payload), png)
+        return payload
     points = 3 if args.quick else args.points
     tasks = {task.name: task for task in make_tasks(args.quick)}
     names = args.tasks.split(",")
     unknown = sorted(set(names) - set(tasks))
     if unknown:
-        parser.error(f"--tasks: unknown {unknown}; choose from {sorted(tasks)}")
+        raise ValueError(f"tasks: unknown {unknown}; choose from {sorted(tasks)}")
     specs = optimizer_specs()
     if args.optimizers is not None:
         wanted = args.optimizers.split(",")
         unknown = sorted(set(wanted) - {spec.name for spec in specs})
         if unknown:
-            parser.error(f"--optimizers: unknown {unknown}; choose from {[s.name for s in specs]}")
+            raise ValueError(
+                f"optimizers: unknown {unknown}; choose from {[s.name for s in specs]}"
+            )
         specs = [spec for spec in specs if spec.name in wanted]
     for spec in specs:
         if spec.name in ("Scion", "ClippedScion") and grid(spec.centre, points)[-1] > 1.0:
-            parser.error(f"--points {points}: the {spec.name} grid would exceed lr = 1")
+            raise ValueError(f"points {points}: the {spec.name} grid would exceed lr = 1")
 
     config: dict[str, Any] = {
-        "command": " ".join(["python -m benchmarks.scion_lr_sweep", *(argv or sys.argv[1:])]),
+        "command": run.provenance["command"],
         "seeds": args.seeds,
         "points": points,
         "tolerance": args.tolerance,
@@ -387,17 +388,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"Command: `{config['command']}`."
     )
     report = markdown_report(results, header, points, args.tolerance)
-    print(report)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"config": config, "results": results}
-    out = {ext: args.output_dir / f"{args.output_stem}.{ext}" for ext in ("json", "md")}
-    out["json"].write_text(json.dumps(json_safe(payload), indent=1) + "\n")
-    out["md"].write_text(report)
-    save(draw_lr_sweep(json_safe(payload)), png)
+    payload = json_safe({"config": config, "results": results})
+    run.write(args.output_stem, payload, report)
+    save(draw_lr_sweep(payload), png)
     if args.wandb:
         log_to_wandb(config, results, png)
     return payload
 
 
+BENCHMARK = Benchmark("scion_lr_sweep", main, Config, smoke=dict(quick=True))
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

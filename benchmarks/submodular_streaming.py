@@ -7,23 +7,22 @@ only an upper bound `--bound-ratio` x V on the number of visits V; the known-vis
 run once with the exact V and once with the bound. The on-demand recommender's measured ratio is
 compared with the paper's 1 / (8 delta).
 
-    OMP_NUM_THREADS=1 python -m benchmarks.submodular_streaming
+    OMP_NUM_THREADS=1 python -m benchmarks run submodular_streaming
 
-writes benchmarks/results/submodular_streaming.{json,md} and docs/figures/submodular_*.png
+writes submodular_streaming.{json,md} and docs/figures/submodular_*.png
 (under two minutes on one core); `--lengths 5000 50000 500000` and more `--seeds` scale it up.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.submodular_streaming import (
     KnownVisitsSwap,
     LinearMemoryGreedy,
@@ -71,7 +70,7 @@ def measure(stream: Stream, k: int, bound_ratio: float, delta: float) -> dict[st
     return rows
 
 
-def sweep(args: argparse.Namespace) -> list[dict]:
+def sweep(args: Config) -> list[dict]:
     """All (stream, length, visits, seed) cells."""
     cells = []
     text = shakespeare_stream(data_path("tinyshakespeare/input.txt"), args.topics, seed=0)
@@ -107,11 +106,11 @@ def sweep(args: argparse.Namespace) -> list[dict]:
                     "methods": rows,
                 }
             )
-        print(f"seed {seed} done", file=sys.stderr)
+        Run.log(f"seed {seed} done")
     return cells
 
 
-def delta_sweep(args: argparse.Namespace) -> list[dict]:
+def delta_sweep(args: Config) -> list[dict]:
     """on_demand's ratio to offline greedy per delta (synthetic, both orders, V = length_visits)."""
     rows = []
     for increasing in (False, True):
@@ -210,21 +209,22 @@ def figures(cells: list[dict], out: Path) -> list[Path]:
     return paths
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the sweep, print and write the tables, draw the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--topics", type=int, default=50)
-    parser.add_argument("--length", type=int, default=5000)
-    parser.add_argument("--visits", type=int, nargs="+", default=[20, 50, 100, 200])
-    parser.add_argument("--lengths", type=int, nargs="+", default=[5000, 15000, 50000])
-    parser.add_argument("--length-visits", type=int, default=100)
-    parser.add_argument("--bound-ratio", type=float, default=2.0)
-    parser.add_argument("--delta", type=float, default=2.0)
-    parser.add_argument("--deltas", type=float, nargs="+", default=[1.0, 2.0, 4.0, 8.0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    k: int = 5
+    topics: int = 50
+    length: int = 5000
+    visits: tuple[int, ...] = (20, 50, 100, 200)
+    lengths: tuple[int, ...] = (5000, 15000, 50000)
+    length_visits: int = 100
+    bound_ratio: float = 2.0
+    delta: float = 2.0
+    deltas: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0)
+    seeds: int = 3
+
+
+def main(run: Run, args: Config) -> None:
+    """Run the sweep, write the tables, draw the figures."""
     cells = sweep(args)
     deltas = delta_sweep(args)
     worst = worst_ratio(cells, "on_demand")
@@ -252,20 +252,22 @@ def main(argv: list[str] | None = None) -> None:
         f"## on_demand vs delta (n = {args.length}, V = {args.length_visits})",
         delta_table(deltas),
     ]
-    text = "\n\n".join(sections) + "\n"
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "submodular_streaming.md").write_text(text)
     record = {
-        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "args": asdict(args),
         "on_demand_worst_ratio": worst,
         "competitive_ratio": bound,
         "cells": cells,
     }
-    (args.output_dir / "submodular_streaming.json").write_text(json.dumps(record, indent=1))
-    for path in figures(cells, figure_dir(args.output_dir)):
-        print(f"wrote {path}", file=sys.stderr)
+    run.write("submodular_streaming", record, "\n\n".join(sections))
+    run.written += figures(cells, run.figure_dir)
 
+
+BENCHMARK = Benchmark(
+    "submodular_streaming",
+    main,
+    Config,
+    smoke=dict(length=200, visits=(5,), lengths=(200,), length_visits=5, deltas=(2.0,), seeds=1),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,7 +1,7 @@
 """Teacher training against RL4CO's POMO at equal CPU wall clock, CVRP n = 50.
 
-    python -m benchmarks.teacher_training_vs_rl4co [--minutes 20] [--test-instances 1000]
-        [--reference-iterations 1000] [--out artifacts/teacher_vs_rl4co]
+    python -m benchmarks run teacher_training_vs_rl4co [--minutes 20] [--test-instances 1000]
+        [--reference-iterations 1000] [--work-dir artifacts/teacher_vs_rl4co]
 
 Trains, concurrently and with one torch thread each, (a) our `POMOTeacher` through `train.py`
 with `configs/mtlkd/base.yaml` + `teacher_cvrp.yaml` and (b) RL4CO 0.7's `POMO` on its
@@ -13,22 +13,24 @@ for `--minutes` of wall clock. Both generators draw uniform coordinates, demands
 capacity 40 at n = 50. Then both final weights solve the same cached seeded test set
 (multi-start over all n starts x 8 symmetric copies, best of the 8 n; 2 threads), every
 solution checked by `optiforge.problems.vrp.validator`, against its PyVRP references. Needs the
-bench extra (rl4co). Writes benchmarks/results/teacher_training_vs_rl4co.{json,md}.
+bench extra (rl4co). Writes teacher_training_vs_rl4co.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, save_weights
 from optiforge.lightning_modules.mtlkd.teacher_inference import solve
@@ -36,7 +38,6 @@ from optiforge.problems.vrp.instance import VRPBatch
 from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 CONFIGS = (
     ROOT / "configs" / "mtlkd" / "base.yaml",
     ROOT / "configs" / "mtlkd" / "teacher_cvrp.yaml",
@@ -193,20 +194,25 @@ def evaluate(out: Path, test: VRPBatch, reference: np.ndarray) -> dict[str, dict
     return results
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=20.0)
-    parser.add_argument("--test-instances", type=int, default=1000)
-    parser.add_argument("--reference-iterations", type=int, default=1000, help="~1 s at n 50")
-    parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "teacher_vs_rl4co")
-    parser.add_argument("--train", choices=["ours", "rl4co"], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class Config:
+    """`work_dir` holds the two trainers' weights and summaries; `train` (internal) makes this
+    process one of the two concurrent trainers."""
+
+    minutes: float = 20.0
+    test_instances: int = 1000
+    reference_iterations: int = 1000  # ~1 s at n 50
+    work_dir: Path = ROOT / "artifacts" / "teacher_vs_rl4co"
+    train: Literal["ours", "rl4co"] | None = None
+
+
+def main(run: Run, args: Config) -> None:
+    args.work_dir.mkdir(parents=True, exist_ok=True)
     if args.train is not None:  # one of the two concurrent training processes
         torch.set_num_threads(1)
         trainer = train_ours if args.train == "ours" else train_rl4co
-        summary = trainer(args.minutes, args.out)
-        (args.out / f"{args.train}_training.json").write_text(json.dumps(summary))
+        summary = trainer(args.minutes, args.work_dir)
+        (args.work_dir / f"{args.train}_training.json").write_text(json.dumps(summary))
         return
     data = VRPDataModule(
         train_variants="CVRP",
@@ -222,7 +228,15 @@ def main() -> None:
     command = [sys.executable, "-m", "benchmarks.teacher_training_vs_rl4co"]
     workers = [
         subprocess.Popen(
-            [*command, "--train", which, "--minutes", str(args.minutes), "--out", str(args.out)],
+            [
+                *command,
+                "--train",
+                which,
+                "--minutes",
+                str(args.minutes),
+                "--work-dir",
+                str(args.work_dir),
+            ],
             cwd=ROOT,
             env=environment,
         )
@@ -230,9 +244,9 @@ def main() -> None:
     ]
     if any(worker.wait() for worker in workers):
         raise SystemExit("a training process failed")
-    results = evaluate(args.out, test_set.instances, test_set.reference_cost.numpy())
+    results = evaluate(args.work_dir, test_set.instances, test_set.reference_cost.numpy())
     for which, name in (("ours", "optiforge POMOTeacher"), ("rl4co", "RL4CO POMO")):
-        training = json.loads((args.out / f"{which}_training.json").read_text())
+        training = json.loads((args.work_dir / f"{which}_training.json").read_text())
         results[name].update({"train_seconds": training["seconds"], "steps": training["steps"]})
     config = {
         "minutes": args.minutes,
@@ -243,26 +257,29 @@ def main() -> None:
         "threads_per_trainer": 1,
         "rl4co_policy": RL4CO_POLICY,
     }
-    lines = [
+    title = (
         f"CVRP n = {NUM_CUSTOMERS}, {args.minutes:g} min of training each (concurrent, 1 thread "
-        f"each), {args.test_instances} test instances, {config['reference']}",
-        "",
-        "| trainer | optimizer steps | test gap % | feasible | inference ms / instance |",
-        "|---|---|---|---|---|",
-    ]
-    for name, row in results.items():
-        lines.append(
-            f"| {name} | {row['steps']} | {row['mean_gap_percent']:.2f} | {row['feasible']:.0%} "
-            f"| {row['inference_ms_per_instance']:.1f} |"
-        )
-    RESULTS.mkdir(exist_ok=True)
-    stem = RESULTS / "teacher_training_vs_rl4co"
-    stem.with_suffix(".json").write_text(
-        json.dumps({"config": config, "results": results}, indent=2)
+        f"each), {args.test_instances} test instances, {config['reference']}"
     )
-    stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    columns = [
+        Column("trainer", "name"),
+        Column("optimizer steps", "steps"),
+        Column("test gap %", "mean_gap_percent", ".2f"),
+        Column("feasible", "feasible", ".0%"),
+        Column("inference ms / instance", "inference_ms_per_instance", ".1f"),
+    ]
+    table = markdown_table([{"name": k, **v} for k, v in results.items()], columns)
+    payload = {"config": config, "results": results}
+    run.write("teacher_training_vs_rl4co", payload, f"{title}\n\n{table}", indent=2)
 
+
+BENCHMARK = Benchmark(
+    "teacher_training_vs_rl4co",
+    main,
+    Config,
+    smoke=dict(minutes=0.05, test_instances=4, reference_iterations=5),
+    peers=("rl4co",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

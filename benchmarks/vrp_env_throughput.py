@@ -1,10 +1,10 @@
 """VRP environment throughput: instances x steps per second of uniform random feasible rollouts
 (reset + mask + sample + step until every instance is done) for each of the 16 variants.
 
-    python -m benchmarks.vrp_env_throughput [--num-customers 100] [--batch-size 512]
+    python -m benchmarks run vrp_env_throughput [--num-customers 100] [--batch-size 512]
         [--rounds 3] [--threads 1] [--device cpu]
 
-Prints a table, writes benchmarks/results/vrp_env_throughput.json and .md. The median over
+Prints a table, writes vrp_env_throughput.json and .md. The median over
 `rounds` rollouts (different seeds) is reported. The peer, RL4CO's `MTVRPEnv`, is measured in the
 same run (variant by variant, interleaved) when `rl4co` is importable (bench extra); otherwise
 the reason is recorded (see PEER_MISSING).
@@ -12,22 +12,19 @@ the reason is recorded (see PEER_MISSING).
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import json
 import os
-import platform
 import statistics
 import time
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import torch
 
+from benchmarks.harness import Benchmark, Run
 from optiforge.problems.vrp.env import random_feasible_rollout
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.variants import ALL_VARIANTS
 
-RESULTS = Path(__file__).resolve().parent / "results"
 GOAL_RATIO = 2.0  # throughput goal: ours >= 2x RL4CO's MTVRPEnv
 PEER_MISSING = (
     "RL4CO MTVRPEnv not measured: rl4co is not importable. Install it with the bench extra "
@@ -115,14 +112,16 @@ def summary(rows: dict[str, dict[str, float]], peer: dict[str, dict[str, float]]
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--num-customers", type=int, default=100)
-    parser.add_argument("--batch-size", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--device", default="cpu")
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    num_customers: int = 100
+    batch_size: int = 512
+    rounds: int = 3
+    threads: int = 1
+    device: str = "cpu"
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     load = os.getloadavg()[0]  # the machine is shared: record how busy it was
     rows, peer = {}, {} if importlib.util.find_spec("rl4co") is not None else None
@@ -136,21 +135,20 @@ def main() -> None:
         f"1-min load average {load:.1f} at start)\n\n"
         f"{table(rows, peer)}\n\n{summary(rows, peer)}\n"
     )
-    print(md)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "vrp_env_throughput.md").write_text(md)
     record = {
-        "config": vars(args),
-        "torch": torch.__version__,
-        "machine": platform.platform(),
+        "config": asdict(args),
         "load_average_1min": load,
         "ours": rows,
         "peer": peer,
         "peer_missing": None if peer else PEER_MISSING,
         "goal_ratio": GOAL_RATIO,
     }
-    (RESULTS / "vrp_env_throughput.json").write_text(json.dumps(record, indent=2) + "\n")
+    run.write("vrp_env_throughput", record, md, indent=2)
 
+
+BENCHMARK = Benchmark(
+    "vrp_env_throughput", main, Config, smoke=dict(num_customers=10, batch_size=8, rounds=1)
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

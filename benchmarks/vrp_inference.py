@@ -1,6 +1,6 @@
 """Greedy inference time per instance and peak memory of the MTL-KD models at n = 100..1000.
 
-    python -m benchmarks.vrp_inference [--sizes 100 200 500 1000] [--batch-sizes 32 16 4 2]
+    python -m benchmarks run vrp_inference [--sizes 100 200 500 1000] [--batch-sizes 32 16 4 2]
         [--repeats 3] [--threads 1]
 
 CVRP instances from our generator (capacity 30 + n/5), decoded greedily from the depot (one
@@ -12,12 +12,11 @@ memory do not depend on the weights) on the same instances; time ratios are to R
 reported are the peak and its increase over the process before decoding (model and instances
 loaded). Time = median of
 `repeats` decodings after one warm-up. Every solution of ours passes the validator; RL4CO's too.
-Writes benchmarks/results/vrp_inference.{json,md}.
+Writes vrp_inference.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -26,10 +25,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
     load_policy,
@@ -41,7 +43,6 @@ from optiforge.problems.vrp.instance import VRPBatch
 from optiforge.problems.vrp.validator import validate_batch
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 MODELS = (
     "optiforge POMOTeacher",
     "optiforge MTLKDStudent",
@@ -119,16 +120,34 @@ def measure_one(model: str, n: int, batch_size: int, repeats: int) -> dict[str, 
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 200, 500, 1000])
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[32, 16, 4, 2])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--one", choices=MODELS, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if len(args.batch_sizes) != len(args.sizes):
-        parser.error("--batch-sizes needs one value per --sizes value")
+@dataclass(frozen=True)
+class Config:
+    """One batch size per size; `one` (internal): measure one model in this process and print
+    its row, which the parent runs in a fresh process per (model, size)."""
+
+    sizes: tuple[int, ...] = (100, 200, 500, 1000)
+    batch_sizes: tuple[int, ...] = (32, 16, 4, 2)
+    repeats: int = 3
+    threads: int = 1
+    one: Literal[MODELS] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.batch_sizes) != len(self.sizes):
+            raise ValueError("batch_sizes needs one value per sizes value")
+
+
+COLUMNS = [
+    Column("n", "n"),
+    Column("batch", "batch_size"),
+    Column("model", "model"),
+    Column("ms / instance", "ms_per_instance", ".1f"),
+    Column("model / RL4CO time", "ratio", ".2f", missing=""),
+    Column("peak RSS MiB", "peak_rss_mib", ".0f"),
+    Column("decode RSS increase MiB", "decode_rss_increase_mib", ".0f"),
+]
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     if args.one is not None:  # the child process of one (model, size)
         row = measure_one(args.one, args.sizes[0], args.batch_sizes[0], args.repeats)
@@ -149,30 +168,27 @@ def main() -> None:
             row = {"n": n, "batch_size": batch_size, "model": model}
             row.update(json.loads(done.stdout.strip().splitlines()[-1]))
             rows.append(row)
-            print(row, flush=True)
-    lines = [
-        f"CVRP greedy decoding, {args.threads} thread(s), median of {args.repeats}",
-        "",
-        "| n | batch | model | ms / instance | model / RL4CO time | peak RSS MiB "
-        "| decode RSS increase MiB |",
-        "|---|---|---|---|---|---|---|",
-    ]
+            run.log(str(row))
     peer_ms = {row["n"]: row["ms_per_instance"] for row in rows if row["model"] == PEER}
     for row in rows:
-        ratio = None if row["model"] == PEER else row["ms_per_instance"] / peer_ms[row["n"]]
-        lines.append(
-            f"| {row['n']} | {row['batch_size']} | {row['model']} | {row['ms_per_instance']:.1f} "
-            f"| {'' if ratio is None else f'{ratio:.2f}'} | {row['peak_rss_mib']:.0f} "
-            f"| {row['decode_rss_increase_mib']:.0f} |"
-        )
-    RESULTS.mkdir(exist_ok=True)
+        row["ratio"] = None if row["model"] == PEER else row["ms_per_instance"] / peer_ms[row["n"]]
+    title = f"CVRP greedy decoding, {args.threads} thread(s), median of {args.repeats}"
     config = {"threads": args.threads, "repeats": args.repeats, "variant": "CVRP"}
-    (RESULTS / "vrp_inference.json").write_text(
-        json.dumps({"config": config, "rows": rows}, indent=2)
+    run.write(
+        "vrp_inference",
+        {"config": config, "rows": rows},
+        f"{title}\n\n{markdown_table(rows, COLUMNS)}",
+        indent=2,
     )
-    (RESULTS / "vrp_inference.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
 
+
+BENCHMARK = Benchmark(
+    "vrp_inference",
+    main,
+    Config,
+    smoke=dict(sizes=(10,), batch_sizes=(2,), repeats=1),
+    peers=("rl4co",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

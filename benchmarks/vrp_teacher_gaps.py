@@ -1,6 +1,6 @@
 """Test gaps of the shipped POMO teachers (weights/mtlkd/teacher_<variant>_n50.pt) to PyVRP.
 
-    python -m benchmarks.vrp_teacher_gaps [--instances 1000] [--reference-iterations 1000]
+    python -m benchmarks run vrp_teacher_gaps [--instances 1000] [--reference-iterations 1000]
         [--variants CVRP OVRP ...] [--threads 2]
 
 Each teacher runs `train.py test` on its config with `--model.init_args.weights`: the seeded
@@ -8,24 +8,23 @@ test set of its variant at n = 50 (`--instances`, PyVRP references of
 `--reference-iterations` iterations per instance, the same on every machine, built once and
 cached in data/vrp; 1000 ~ the quality of the former 1 s per instance), decoded by
 multi-start over all 50 starts x 8 augmentations, every solution checked by the validator.
-Writes benchmarks/results/vrp_teacher_gaps.{json,md} (the model card's table).
+Writes vrp_teacher_gaps.{json,md} (the model card's table).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
 from optiforge.problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS
 from optiforge.problems.vrp.variants import SEEN_VARIANTS
 from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 METRICS = ("gap", "feasible", "cost")
 
 
@@ -43,6 +42,8 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
             str(weights),
             "--model.init_args.test_inference",
             "augment",
+            "--model.init_args.feature_scaling",  # the scaling the shipped weights were made with
+            str(read_weights(weights).get("hyper_parameters", {}).get("feature_scaling", "raw")),
             "--data.init_args.test_instances",
             str(instances),
             "--data.init_args.reference_iterations",
@@ -65,43 +66,51 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=1000)
-    parser.add_argument("--reference-iterations", type=int, default=DEFAULT_ITERATIONS)
-    parser.add_argument("--variants", nargs="+", default=list(SEEN_VARIANTS))
-    parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args()
+@dataclass(frozen=True)
+class Config:
+    instances: int = 1000
+    reference_iterations: int = DEFAULT_ITERATIONS
+    variants: tuple[str, ...] = tuple(SEEN_VARIANTS)
+    threads: int = 2
+
+
+COLUMNS = [
+    Column("variant", "variant"),
+    Column("optimizer steps", "global_step"),
+    Column("test gap %", "gap", ".2f"),
+    Column("feasible", "feasible", ".0%"),
+    Column("mean cost", "cost", ".3f"),
+    Column("ms / instance", "ms_per_instance", ".1f"),
+]
+
+
+def main(run: Run, args: Config) -> None:
     torch.set_num_threads(args.threads)
     rows = {
         name: evaluate(name, args.instances, args.reference_iterations) for name in args.variants
     }
-    lines = [
+    title = (
         f"Shipped teachers, n = 50, {args.instances} seeded test instances per variant, PyVRP "
         f"{args.reference_iterations} iterations per instance as reference, multi-start x 8 "
-        f"augmentations, {args.threads} threads",
-        "",
-        "| variant | optimizer steps | test gap % | feasible | mean cost | ms / instance |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, row in rows.items():
-        lines.append(
-            f"| {name} | {row['global_step']} | {row['gap']:.2f} | {row['feasible']:.0%} "
-            f"| {row['cost']:.3f} | {row['ms_per_instance']:.1f} |"
-        )
-    RESULTS.mkdir(exist_ok=True)
+        f"augmentations, {args.threads} threads"
+    )
+    table = markdown_table([{"variant": k, **v} for k, v in rows.items()], COLUMNS)
     config = {
         "instances": args.instances,
         "reference_iterations": args.reference_iterations,
         "threads": args.threads,
         "inference": "multistart x 8 augmentations",
     }
-    (RESULTS / "vrp_teacher_gaps.json").write_text(
-        json.dumps({"config": config, "rows": rows}, indent=2)
-    )
-    (RESULTS / "vrp_teacher_gaps.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    run.write("vrp_teacher_gaps", {"config": config, "rows": rows}, f"{title}\n\n{table}", indent=2)
 
+
+BENCHMARK = Benchmark(
+    "vrp_teacher_gaps",
+    main,
+    Config,
+    smoke=dict(instances=2, reference_iterations=5, variants=("CVRP",), threads=1),
+    peers=("pyvrp",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

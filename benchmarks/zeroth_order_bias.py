@@ -14,23 +14,23 @@ and Zipf s = 3 schedules with the optimal pairing), the forward two-point estima
   subtracting it changes no mean and removes the direction-sampling noise of order sqrt(d));
 - relative MSE E|g_hat - grad f|^2 / |grad f|^2 and the mean number of function evaluations.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.zeroth_order_bias [--samples 20000]
+    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_bias [--samples 20000]
 
-writes benchmarks/results/zeroth_order_bias.{json,md}.
+writes zeroth_order_bias.{json,md} and its figure.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from sklearn.datasets import load_digits
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.optimizers.zo_estimators import evaluations, sample_terms
 from optiforge.optimizers.zo_schedules import Geometric, Zipf
 
@@ -120,7 +120,7 @@ def summarize(
     }
 
 
-def run(samples: int) -> list[dict[str, object]]:
+def bias_rows(samples: int) -> list[dict[str, object]]:
     rows = []
     for problem, (f, x) in {"quadratic": quadratic(), "logistic": logistic()}.items():
         grad = gradient(f, x)
@@ -140,28 +140,25 @@ def run(samples: int) -> list[dict[str, object]]:
     return rows
 
 
-def markdown(rows: list[dict[str, object]], samples: int) -> str:
-    lines = [
-        f"# Zeroth-order estimator bias ({samples} estimates per cell, float64)",
-        "",
-        "Directional bias: mean of P - v^T grad f; gradient bias: mean of (g_hat - grad f) . "
-        "grad f / |grad f|^2 (as the mean of (P - v^T grad f) v^T grad f / |grad f|^2); both with "
-        "95 % CI half-widths. Relative MSE: "
-        "E|g_hat - grad f|^2 / |grad f|^2.",
-        "",
-        "| problem | mu | estimator | evals | directional bias | gradient bias | relative MSE |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['problem']} | {r['mu']:g} | {r['estimator']} | {r['evals']:.2f} | "
-            f"{r['directional_bias']:+.2e} ± {r['directional_ci95']:.1e} | "
-            f"{r['gradient_bias']:+.2e} ± {r['gradient_ci95']:.1e} | {r['relative_mse']:.2e} |"
-        )
-    return "\n".join(lines) + "\n"
+COLUMNS = [
+    Column("problem", "problem"),
+    Column("mu", "mu", "g"),
+    Column("estimator", "estimator"),
+    Column("evals", "evals", ".2f"),
+    Column(
+        "directional bias", lambda r: f"{r['directional_bias']:+.2e} ± {r['directional_ci95']:.1e}"
+    ),
+    Column("gradient bias", lambda r: f"{r['gradient_bias']:+.2e} ± {r['gradient_ci95']:.1e}"),
+    Column("relative MSE", "relative_mse", ".2e"),
+]
+INTRO = (
+    "Directional bias: mean of P - v^T grad f; gradient bias: mean of (g_hat - grad f) . "
+    "grad f / |grad f|^2 (as the mean of (P - v^T grad f) v^T grad f / |grad f|^2); both with "
+    "95 % CI half-widths. Relative MSE: E|g_hat - grad f|^2 / |grad f|^2."
+)
 
 
-def plot(rows: list[dict[str, object]], output_dir: Path) -> Path:
+def plot(rows: list[dict[str, object]], path: Path) -> Path:
     """|directional bias| against mu per estimator (P2 / P1 left out: no finite mean)."""
     figure = new_figure(2)
     for axis, problem in zip(figure.axes, ("quadratic", "logistic"), strict=True):
@@ -174,21 +171,25 @@ def plot(rows: list[dict[str, object]], output_dir: Path) -> Path:
         axis.set(xscale="log", yscale="log", xlabel="mu", ylabel="|mean of P - v.grad f|")
         axis.set_title(f"{problem}: directional bias (95 % CI)")
         axis.legend(fontsize=7)
-    return save(figure, figure_dir(output_dir) / "zeroth_order_bias.png")
+    return save(figure, path)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=20000)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    rows = run(args.samples)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class Config:
+    samples: int = 20000  # estimates per cell
+
+
+def main(run: Run, args: Config) -> None:
+    rows = bias_rows(args.samples)
+    title = f"# Zeroth-order estimator bias ({args.samples} estimates per cell, float64)"
     payload = {"samples": args.samples, "mus": list(MUS), "rows": rows}
-    (args.output_dir / "zeroth_order_bias.json").write_text(json.dumps(payload, indent=1))
-    (args.output_dir / "zeroth_order_bias.md").write_text(markdown(rows, args.samples))
-    plot(rows, args.output_dir)
+    run.write(
+        "zeroth_order_bias", payload, f"{title}\n\n{INTRO}\n\n{markdown_table(rows, COLUMNS)}"
+    )
+    plot(rows, run.figure("zeroth_order_bias.png"))
 
+
+BENCHMARK = Benchmark("zeroth_order_bias", main, Config, smoke=dict(samples=50))
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -13,27 +13,26 @@ Three models on a batch of 64 digits-shaped inputs: the digits CNN of configs/de
   or `torch.cuda.max_memory_allocated` (CUDA); "inference" is one forward under `no_grad`.
 Ratios are against the backprop step, measured in the same run.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.zeroth_order_cost [--rounds 15] [--device cpu]
+    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_cost [--rounds 15] [--device cpu]
 
-writes benchmarks/results/zeroth_order_cost[_cuda].{json,md}.
+writes zeroth_order_cost[_cuda].{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import statistics
-import time
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile
 from torch.profiler._memory_profiler import MemoryProfileTimeline
 
-from benchmarks.figures import RESULTS
+from benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
+from benchmarks.harness.timing import cuda_sync
 from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
 from optiforge.optimizers import MeZO, TelescopingZO
 from optiforge.optimizers.zo_perturbation import SeededDirection
@@ -99,22 +98,14 @@ def peak_bytes(step: Callable, device: str) -> int:
     return max(levels) - levels[0]
 
 
-def measure(rounds: int, device: str) -> list[dict[str, object]]:
+def measure(rounds: int, device: str, names: tuple[str, ...]) -> list[dict[str, object]]:
     rows = []
     for model_name, (model, x, y) in models(device).items():
+        if model_name not in names:
+            continue
         steps = {name: step_function(name, copy.deepcopy(model), x, y) for name in CANDIDATES}
-        for step in steps.values():  # warm-up (allocator, lazy state)
-            step()
-        times: dict[str, list[float]] = {name: [] for name in CANDIDATES}
-        for _ in range(rounds):
-            for name, step in steps.items():
-                if device == "cuda":
-                    torch.cuda.synchronize()
-                start = time.perf_counter()
-                step()
-                if device == "cuda":
-                    torch.cuda.synchronize()
-                times[name].append(time.perf_counter() - start)
+        timings = interleaved(steps, warmup=1, rounds=rounds, sync=cuda_sync(device))
+        times = {name: timing.seconds for name, timing in timings.items()}
         memory = {name: peak_bytes(step, device) for name, step in steps.items()}
         base_time = statistics.median(times["backprop SGD"])
         for name in CANDIDATES:
@@ -136,36 +127,42 @@ def measure(rounds: int, device: str) -> list[dict[str, object]]:
     return rows
 
 
-def markdown(rows: list[dict[str, object]], rounds: int, device: str) -> str:
-    lines = [
-        f"# Zeroth-order step cost vs one backprop step ({device}, batch 64, {rounds} rounds)",
-        "",
-        "| model | parameters | step | ms / step | x backprop | peak extra MiB | x backprop |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['model']} | {r['parameters']} | {r['candidate']} | {r['seconds'] * 1e3:.3f} | "
-            f"{r['time_ratio']:.2f} | {r['peak_bytes'] / 2**20:.2f} | {r['memory_ratio']:.2f} |"
-        )
-    return "\n".join(lines) + "\n"
+COLUMNS = [
+    Column("model", "model"),
+    Column("parameters", "parameters"),
+    Column("step", "candidate"),
+    Column("ms / step", lambda r: r["seconds"] * 1e3, ".3f"),
+    Column("x backprop", "time_ratio", ".2f"),
+    Column("peak extra MiB", lambda r: r["peak_bytes"] / 2**20, ".2f"),
+    Column("x backprop", "memory_ratio", ".2f"),
+]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    rows = measure(args.rounds, args.device)
-    suffix = "" if args.device == "cpu" else "_cuda"
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"rounds": args.rounds, "device": args.device, "rows": rows}
-    (args.output_dir / f"zeroth_order_cost{suffix}.json").write_text(json.dumps(payload, indent=1))
-    (args.output_dir / f"zeroth_order_cost{suffix}.md").write_text(
-        markdown(rows, args.rounds, args.device)
+@dataclass(frozen=True)
+class Config:
+    rounds: int = 15
+    device: Literal["cpu", "cuda"] = "cpu"
+    models: tuple[Literal["digits_cnn", "mlp_3x2048", "mlp_8x1024"], ...] = (
+        "digits_cnn",
+        "mlp_3x2048",
+        "mlp_8x1024",
     )
 
 
+def main(run: Run, args: Config) -> None:
+    rows = measure(args.rounds, args.device, args.models)
+    suffix = "" if args.device == "cpu" else "_cuda"
+    title = f"# Zeroth-order step cost vs one backprop step ({args.device}, batch 64, "
+    run.write(
+        f"zeroth_order_cost{suffix}",
+        {"rounds": args.rounds, "device": args.device, "rows": rows},
+        f"{title}{args.rounds} rounds)\n\n{markdown_table(rows, COLUMNS)}",
+    )
+
+
+BENCHMARK = Benchmark(
+    "zeroth_order_cost", main, Config, smoke=dict(rounds=1, models=("digits_cnn",))
+)
+
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

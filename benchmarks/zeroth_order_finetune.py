@@ -10,30 +10,30 @@ the backbone frozen, like MeZO's parameter-efficient modes) and `full` tunes eve
 learning rate (and the telescoping mu_1) is picked on the validation split with seed 0 from a small
 grid, then every method runs 3 seeds; test accuracy is recorded every 500 evaluations.
 
-    OMP_NUM_THREADS=1 python -m benchmarks.zeroth_order_finetune [--budget 6000] [--seeds 0 1 2]
-    OMP_NUM_THREADS=1 python -m benchmarks.zeroth_order_finetune --model transformer
+    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_finetune [--budget 6000] [--seeds 0 1 2]
+    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_finetune --model transformer
 
 `--model transformer` does the same with the classifier's small transformer (image rows as
 tokens, width 32, 2 pre-norm layers; 18.0 K parameters, head 330). Writes
-benchmarks/results/zeroth_order_finetune{,_transformer}.{json,md} and
-docs/figures/zeroth_order_finetune{,_transformer}.png.
+zeroth_order_finetune{,_transformer}.{json,md} and .png.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import functools
-import json
 import math
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 from sklearn.datasets import load_digits
 from torch import nn
 
-from benchmarks.figures import RESULTS, figure_dir, new_figure, save
+from benchmarks.figures import new_figure, save
+from benchmarks.harness import Benchmark, Run
 from optiforge.lightning_modules.classifier_nets import small_cnn, small_transformer
 from optiforge.optimizers import MeZO, TelescopingZO
 
@@ -157,15 +157,17 @@ def tune(method: str, base, parts, mode: str, budget: int) -> tuple[float, float
     return max(scores, key=scores.get)
 
 
-def run(network: str, budget: int, seeds: list[int]) -> list[dict[str, object]]:
+def finetune_rows(
+    network: str, budget: int, seeds: list[int], args: Config
+) -> list[dict[str, object]]:
     old, parts = split_digits(0)
     base = pretrained(old, network)
     size = sum(p.numel() for p in base.parameters())
     start = accuracy(base, parts["test"])
-    print(f"pretrained {network}: {size} parameters, acc on digits 5-9 test = {start:.3f}")
+    Run.log(f"pretrained {network}: {size} parameters, acc on digits 5-9 test = {start:.3f}")
     rows = []
-    for mode in ("head", "full"):
-        for method in METHODS:
+    for mode in args.modes:
+        for method in args.methods:
             lr, mu = tune(method, base, parts, mode, budget)
             curves = [finetune(method, base, parts, mode, lr, mu, s, budget, "test") for s in seeds]
             finals = [c[-1] for c in curves]
@@ -179,10 +181,7 @@ def run(network: str, budget: int, seeds: list[int]) -> list[dict[str, object]]:
                 "final_std": statistics.stdev(finals) if len(finals) > 1 else 0.0,
             }
             rows.append(row)
-            print(
-                f"{mode:4s} {method:15s} lr={lr:g} mu={mu:g} final test acc "
-                f"{row['final_mean']:.3f} ± {row['final_std']:.3f}  per seed {finals}"
-            )
+            Run.log(f"{mode:4s} {method:15s} lr={lr:g} mu={mu:g} final test acc {finals}")
     return rows
 
 
@@ -213,7 +212,7 @@ def markdown(rows: list[dict[str, object]], network: str, budget: int, seeds: li
     return "\n".join(lines) + "\n"
 
 
-def plot(rows: list[dict[str, object]], output_dir: Path, name: str) -> Path:
+def plot(rows: list[dict[str, object]], path: Path) -> Path:
     figure = new_figure(2)
     for axis, mode in zip(figure.axes, ("head", "full"), strict=True):
         for r in (r for r in rows if r["mode"] == mode):
@@ -225,30 +224,33 @@ def plot(rows: list[dict[str, object]], output_dir: Path, name: str) -> Path:
             "fine-tuning the head only" if mode == "head" else "fine-tuning every weight"
         )
         axis.legend(fontsize=8)
-    return save(figure, figure_dir(output_dir) / f"{name}.png")
+    return save(figure, path)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=int, default=6000)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--model", choices=sorted(NETWORKS), default="cnn")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    rows = run(args.model, args.budget, args.seeds)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class Config:
+    budget: int = 6000
+    seeds: tuple[int, ...] = (0, 1, 2)
+    model: Literal["cnn", "transformer"] = "cnn"
+    modes: tuple[Literal["head", "full"], ...] = ("head", "full")
+    methods: tuple[Literal[METHODS], ...] = METHODS
+
+
+def main(run: Run, args: Config) -> None:
+    seeds = list(args.seeds)
+    rows = finetune_rows(args.model, args.budget, seeds, args)
     name = "zeroth_order_finetune" + ("" if args.model == "cnn" else f"_{args.model}")
-    payload = {
-        "model": args.model,
-        "budget": args.budget,
-        "seeds": args.seeds,
-        "batch": BATCH,
-        "rows": rows,
-    }
-    (args.output_dir / f"{name}.json").write_text(json.dumps(payload, indent=1))
-    (args.output_dir / f"{name}.md").write_text(markdown(rows, args.model, args.budget, args.seeds))
-    plot(rows, args.output_dir, name)
+    payload = {"model": args.model, "budget": args.budget, "seeds": seeds, "batch": BATCH}
+    run.write(name, {**payload, "rows": rows}, markdown(rows, args.model, args.budget, seeds))
+    plot(rows, run.figure(f"{name}.png"))
 
+
+BENCHMARK = Benchmark(
+    "zeroth_order_finetune",
+    main,
+    Config,
+    smoke=dict(budget=500, seeds=(0,), modes=("head",), methods=("MeZO",)),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,4 +1,4 @@
-"""The covering benchmark runs end to end at toy size and writes a consistent table."""
+"""The covering benchmark's smoke run gives radii consistent with the known optima."""
 
 from __future__ import annotations
 
@@ -6,17 +6,13 @@ import json
 from pathlib import Path
 
 from benchmarks import covering
+from benchmarks.harness.cli import main
 
 
 def test_benchmark_writes_radii_never_below_the_known_optimum(tmp_path: Path) -> None:
     """Tiny run: every case present, no radius below the best known optimum, figures written,
     Nelder-Mead within its budget."""
-    covering.main(
-        [
-            *("--restarts", "2", "--steps", "10", "--samples", "2", "--grid", "0.05"),
-            *("--budget-restarts", "1", "--budget-steps", "10", "--output-dir", str(tmp_path)),
-        ]
-    )
+    main(["run", "covering", "--preset", "smoke", "--out", str(tmp_path)])
     payload = json.loads((tmp_path / "covering.json").read_text())
     assert [(r["set"], r["n"]) for r in payload["known"]] == covering.CASES
     assert len(payload["other"]) == len(covering.OTHER)

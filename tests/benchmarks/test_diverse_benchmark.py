@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.diverse import METHODS, main, to_target
+from benchmarks.diverse import METHODS, to_target
+from benchmarks.harness.cli import main
 
 
 def test_to_target_reads_the_first_record_below_the_target() -> None:
@@ -16,12 +17,8 @@ def test_to_target_reads_the_first_record_below_the_target() -> None:
 
 
 def test_benchmark_writes_tables_and_figures(tmp_path: Path) -> None:
-    """Two nodes on a ring: every method gets a row and a history; DIVERSE is timed on gloo."""
-    main(
-        ["--nodes", "2", "--topologies", "ring", "--steps", "0.2", "--iterations", "30",
-         "--batch-iterations", "40", "--timing-iterations", "3", "--timed-methods", "diverse",
-         "--output-dir", str(tmp_path)]
-    )  # fmt: skip
+    """Smoke preset (two nodes, ring): every method has a row and a history; DIVERSE is timed."""
+    main(["run", "diverse", "--preset", "smoke", "--out", str(tmp_path)])
     record = json.loads((tmp_path / "diverse.json").read_text())
     (cell,) = record["cells"]
     assert set(cell["methods"]) == set(METHODS)

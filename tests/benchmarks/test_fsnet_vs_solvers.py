@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.fsnet_vs_solvers import batch_sizes, main, matched_setting, solvers_for, summary
+from benchmarks.fsnet_vs_solvers import batch_sizes, matched_setting, solvers_for, summary
+from benchmarks.harness.cli import main
 from optiforge.problems.constrained import ProblemSpec
 from optiforge.problems.constrained.parametric_solvers import ParametricRun
 from optiforge.problems.constrained.reference_solvers import ReferenceSolutions
@@ -82,16 +83,10 @@ def test_batch_sizes_are_capped_at_the_instances_solved() -> None:
 
 
 def test_tiny_run_writes_consistent_tables(tmp_path: Path) -> None:
-    """A 6-variable convex QP end to end: FSNet and every OSQP / Clarabel setting are timed on
-    the same instances, and the matched setting's ratio is its time over FSNet's."""
-    main(
-        [
-            *("--families", "convex_qp", "--num-vars", "6", "--num-eq", "2", "--num-ineq", "2"),
-            *("--epochs", "1", "--train-size", "32", "--batch", "16", "--test-size", "4"),
-            *("--test-memories", "5", "--batch-sizes", "1", "8", "--workers", "1"),
-            *("--cache-dir", str(tmp_path / "cache"), "--output-dir", str(tmp_path)),
-        ]
-    )
+    """The smoke preset, a 6-variable convex QP: FSNet and every OSQP / Clarabel setting are
+    timed on the same instances, and the matched setting's ratio is its time over FSNet's."""
+    smoke = ["run", "fsnet_vs_solvers", "--preset", "smoke", "--out", str(tmp_path)]
+    main([*smoke, "--cache-dir", str(tmp_path / "cache")])
     row = json.loads((tmp_path / "fsnet_vs_solvers.json").read_text())["results"]["convex_qp"]
     assert row["test_instances"] + row["rejected_references"] == 4
     assert row["batch_sizes"] == [1, row["test_instances"]]

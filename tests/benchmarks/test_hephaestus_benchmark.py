@@ -1,4 +1,4 @@
-"""The Hephaestus benchmark runs end to end at toy size and writes a consistent table."""
+"""The Hephaestus benchmark's smoke run writes a consistent table; bad sweeps are refused."""
 
 from __future__ import annotations
 
@@ -6,21 +6,13 @@ import json
 
 import pytest
 
-from benchmarks import hephaestus
+from benchmarks.harness.cli import main, parse
 
 
 @pytest.mark.slow
 def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
-    """Tiny benchmark run: every phase feasible, within LP/greedy bounds, rows in the table."""
-    hephaestus.main(
-        [
-            *("--functions", "linear", "--seeds", "1", "--num-nodes", "30"),
-            *("--edge-probability", "0.15", "--train-size", "8", "--test-size", "2"),
-            *("--batch-size", "4", "--forge-epochs", "1", "--morph-epochs", "1"),
-            *("--refine-epochs", "1", "--samples", "2", "--output-dir", str(tmp_path)),
-            *("--sweep", "barabasi_albert:20", "--sweep-size", "2"),
-        ]
-    )
+    """Smoke preset: every phase feasible, within LP/greedy bounds, rows in the table."""
+    main(["run", "hephaestus", "--preset", "smoke", "--out", str(tmp_path)])
     payload = json.loads((tmp_path / "hephaestus.json").read_text())
     summary = payload["results"]["linear"]["summary"]
     phases = ("forge", "morph", "refine")
@@ -42,5 +34,5 @@ def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
 def test_bad_sweep_entries_name_the_allowed_models(capsys) -> None:
     """An unknown --sweep graph model exits with an error listing the allowed models."""
     with pytest.raises(SystemExit):
-        hephaestus.main(["--sweep", "grid:100"])
+        parse(["run", "hephaestus", "--sweep", "grid:100"])
     assert "graph model in ('erdos_renyi', 'barabasi_albert')" in capsys.readouterr().err

@@ -8,18 +8,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks import kv_compression
+from benchmarks.harness.cli import main
 
 
 def test_benchmark_writes_errors_tails_and_costs(tmp_path: Path) -> None:
-    """Tiny run on synthetic keys and the shipped LM: every method and rate has a finite error,
+    """Smoke preset, synthetic keys and the shipped LM: every method and rate has a finite error,
     kept-tail counts within [0, 32], the recent window keeps the whole tail, costs per block."""
-    kv_compression.main(
-        [
-            *("--seeds", "1", "--tokens", "256", "--dim", "16", "--heads", "2"),
-            *("--context", "128", "--observation", "16", "--cost-tokens", "256"),
-            *("--cost-blocks", "16", "32", "--repeats", "1", "--output-dir", str(tmp_path)),
-        ]
-    )
+    main(["run", "kv_compression", "--preset", "smoke", "--out", str(tmp_path)])
     payload = json.loads((tmp_path / "kv_compression.json").read_text())
     for table in payload["tables"].values():
         for name in kv_compression.METHODS:

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.mtlkd_figures import draw_from_json, draw_generalization, draw_r3c_budget, main
+from benchmarks.harness.cli import main
+from benchmarks.mtlkd_figures import draw_from_json, draw_generalization, draw_r3c_budget
 
 gaps = st.floats(0.0, 500.0)
 BUDGETS = [10, 25]
@@ -78,23 +79,21 @@ def test_labels_say_what_and_in_which_units() -> None:
 
 
 def test_entry_point_draws_every_figure_from_json(tmp_path: Path) -> None:
-    """`python -m benchmarks.mtlkd_figures` draws the r3c and size figures, skips other parts."""
+    """`python -m benchmarks run mtlkd_figures` draws the r3c and size figures, skips others."""
     (tmp_path / "mtlkd_r3c_n50.json").write_text(json.dumps(r3c_payload([[3.0, 2.0, 1.0]] * 3)))
     (tmp_path / "mtlkd_generalization.json").write_text(json.dumps(general_payload([5.0] * 8)))
     (tmp_path / "mtlkd_suite_n50.json").write_text("{}")
-    drawn = main(["--results-dir", str(tmp_path)])
-    assert drawn == [tmp_path / "mtlkd_generalization.png", tmp_path / "mtlkd_r3c_n50.png"]
+    out = tmp_path / "run"
+    run = main(["run", "mtlkd_figures", "--results-dir", str(tmp_path), "--out", str(out)])
+    drawn = run.written
+    assert drawn == [out / "mtlkd_generalization.png", out / "mtlkd_r3c_n50.png"]
     assert all(matplotlib.image.imread(path).shape[1] > 500 for path in drawn)
-    assert draw_from_json(tmp_path / "mtlkd_suite_n50.json") is None
+    assert draw_from_json(tmp_path / "mtlkd_suite_n50.json", out) is None
 
 
 def test_entry_point_without_results_names_the_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A folder with no MTL-KD results ends in one usage error naming the option."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--results-dir", str(tmp_path)])
-    assert (
-        exit_info.value.code == 2
-        and "--results-dir: no mtlkd_r3c_n*.json" in capsys.readouterr().err
-    )
+    """A folder with no MTL-KD results ends in one error naming the option."""
+    with pytest.raises(ValueError, match="results_dir: no mtlkd_r3c_n"):
+        main(["run", "mtlkd_figures", "--results-dir", str(tmp_path), "--out", str(tmp_path)])

@@ -6,7 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from benchmarks.scion_lr_sweep import grid, main, stable_points
+from benchmarks.harness.cli import main
+from benchmarks.scion_lr_sweep import grid, stable_points
 
 OPTIMIZERS = {"AdamW", "UnconstrainedScion", "UnconstrainedClippedScion", "Scion", "ClippedScion"}
 
@@ -21,8 +22,8 @@ def test_grid_and_stable_points() -> None:
 
 
 def test_quick_mode_writes_json_markdown_and_plot(tmp_path: Path) -> None:
-    """`--quick` sweeps both tasks over a 3-point grid; every loss reported is finite."""
-    main(["--quick", "--output-dir", str(tmp_path)])
+    """The smoke preset (`--quick`) sweeps both tasks over 3 grid points; every loss is finite."""
+    main(["run", "scion_lr_sweep", "--preset", "smoke", "--out", str(tmp_path)])
     payload = json.loads((tmp_path / "scion_lr_sweep.json").read_text())
     assert payload["config"]["points"] == 3
     assert set(payload["results"]) == {"char_lm", "digits"}

@@ -1,0 +1,52 @@
+"""Every `python -m benchmarks...` command in README.md and docs/ names a registered benchmark
+and parses with its options (nothing is run)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+
+from benchmarks.harness import cli, registry
+from benchmarks.harness.record import ROOT
+
+INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+COMMAND = re.compile(r"python -m benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
+# Scripts still on their own command line (not yet moved onto the harness): documented
+# commands for these are only checked to name an existing module.
+NOT_YET_ON_THE_HARNESS = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - set(
+    registry.NAMES
+)
+
+
+def documented() -> list[tuple[str, str, list[str]]]:
+    """(where, benchmark name, arguments) of each documented command."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        # an inline code span may wrap over lines: read its line breaks as continuations
+        text = INLINE_CODE.sub(lambda m: m.group(0).replace("\n", " \\\n"), path.read_text())
+        for match in COMMAND.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            arguments = shlex.split(match.group(3).replace("\\\n", " "))
+            found.append((f"{path.name}:{line}", match.group(1) or match.group(2), arguments))
+    return found
+
+
+COMMANDS = documented()
+
+
+def test_commands_are_found() -> None:
+    """The scan sees the documented commands (a broken pattern would pass everything)."""
+    assert len(COMMANDS) > 50
+    assert any(name == "covering" for _, name, _ in COMMANDS)
+
+
+@pytest.mark.parametrize(("where", "name", "arguments"), COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_documented_command_parses(where: str, name: str, arguments: list[str]) -> None:
+    """A registered name whose options parse; a script not yet on the harness must exist."""
+    if name in NOT_YET_ON_THE_HARNESS:
+        assert (ROOT / "benchmarks" / f"{name}.py").is_file(), where
+        return
+    assert name in registry.NAMES, f"{where}: {name} is no registered benchmark"
+    cli.parse(["run", name, *arguments])
