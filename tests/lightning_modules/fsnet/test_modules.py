@@ -99,6 +99,24 @@ def test_speedup_counts_only_feasible_instances_within_the_gap_bound() -> None:
         PenaltyNet(SMALL, (8,), speedup_max_gap=0.0)
 
 
+def test_test_references_are_solved_only_for_the_limited_batches(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Under `limit_test_batches=1` (batches of 8 of 32 instances) the test split solves and
+    evaluates 8 references, printing progress lines while it does."""
+    data = ConstrainedProblemDataModule(
+        SMALL, train_size=16, val_size=8, test_size=32, batch_size=8, eval_batch_size=8,
+        cache_dir=None,
+    )  # fmt: skip
+    trainer = quiet_trainer(1)
+    trainer.limit_test_batches = 1
+    trainer.test(PenaltyNet(SMALL, (8,)), datamodule=data, verbose=False)
+    assert len(data.datasets["test"]) == 8
+    err = capfd.readouterr().err
+    assert "test: solving references for 8 instances" in err
+    assert "test: references 8/8 solved in" in err
+
+
 def test_mismatched_problem_is_refused() -> None:
     """A model built for another problem than the datamodule's is refused at fit."""
     data = small_data(SMALL, None, train_size=64)
