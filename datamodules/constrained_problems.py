@@ -7,6 +7,11 @@ stream; no solver runs for it. Validation and test splits carry checked referenc
 `optiforge.problems.constrained.reference_solvers`), cached as .npz under `cache_dir`: batches are
 (x, y*, f(y*), reference solve seconds).
 
+References are solved only for the instances that will be evaluated: under a trainer with
+`limit_val_batches` / `limit_test_batches`, the first batches' instances (the parameter stream
+is the same, so they are the first rows of the full split), cached under their own count.
+While references are solved, progress lines go to stderr (`ReferenceProgress`).
+
 Instances whose reference was rejected by the feasibility check are left out of the
 evaluation set and counted in `rejected` (the benchmark reports the count); they stay in the
 cache, flagged.
@@ -22,6 +27,7 @@ import torch
 from lightning.pytorch.utilities import rank_zero_warn
 from torch.utils.data import DataLoader, TensorDataset
 
+from optiforge.datamodules.reference_progress import ReferenceProgress, evaluated_instances
 from optiforge.problems.constrained import (
     DEFAULT_PROBLEM,
     ConstrainedDataset,
@@ -72,6 +78,11 @@ class ConstrainedProblemDataModule(L.LightningDataModule):
         self.datasets: dict[str, TensorDataset] = {}
         self.rejected: dict[str, int] = {}
 
+    def evaluated_size(self, split: str) -> int:
+        """Instances of an evaluation split that the attached trainer (if any) evaluates."""
+        trainer = getattr(self, "trainer", None)
+        return evaluated_instances(trainer, split, self.sizes[split], self.hparams.eval_batch_size)
+
     def cache_path(self, split: str) -> Path | None:
         """The .npz cache of an evaluation split, named by everything that changes it."""
         if self.hparams.cache_dir is None:
@@ -79,23 +90,29 @@ class ConstrainedProblemDataModule(L.LightningDataModule):
         spec = self.problem
         name = (
             f"{spec.name}_n{spec.num_vars}_eq{spec.num_eq}_in{spec.num_ineq}_s{spec.seed}"
-            f"_{split}{self.sizes[split]}_p{SPLIT_SEEDS[split]}_starts{self.hparams.num_starts}"
+            f"_{split}{self.evaluated_size(split)}_p{SPLIT_SEEDS[split]}"
+            f"_starts{self.hparams.num_starts}"
         )
         return Path(self.hparams.cache_dir) / f"{name}.npz"
 
     def reference(self, split: str) -> ConstrainedDataset:
-        """The split's instances with checked references (from the cache when present)."""
+        """The evaluated instances of the split with checked references (from the cache when
+        present; otherwise solved with progress lines)."""
         spec = self.problem
+        size = self.evaluated_size(split)
+        cache = self.cache_path(split)
+        solving = cache is None or not cache.exists()
         return build_dataset(
             spec.name,
-            self.sizes[split],
+            size,
             num_vars=spec.num_vars,
             num_eq=spec.num_eq,
             num_ineq=spec.num_ineq,
             family_seed=spec.seed,
             parameter_seed=SPLIT_SEEDS[split],
             num_starts=self.hparams.num_starts,
-            cache_path=self.cache_path(split),
+            cache_path=cache,
+            progress=ReferenceProgress(split, size) if solving else None,
         )
 
     def prepare_data(self) -> None:

@@ -6,6 +6,11 @@ the best classical solution (the LP optimum on linear instances, the best pruned
 where cap = 0), and the `QoSDInstance` itself (collated into a list) so test steps can repair and
 check real solutions. `test_on_gnutella` replaces the synthetic test split by the real Gnutella08
 instance under the same edge function.
+
+Labelling solves each instance classically (seconds per graph at n = 100); `setup` prints
+progress lines on stderr while it does (`ReferenceProgress`), and labels only the val / test
+instances that the trainer's `limit_val_batches` / `limit_test_batches` evaluate (the first
+ones; instance i of a split is the same whatever the split size).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
+from optiforge.datamodules.reference_progress import ReferenceProgress, evaluated_instances
 from optiforge.problems.qosd import SyntheticQoSDConfig, generate_instance, load_gnutella08
 from optiforge.problems.qosd.classical_best import classical_best
 from optiforge.problems.qosd.features import qosd_features
@@ -107,6 +113,13 @@ class QoSDDataModule(L.LightningDataModule):
         self.sizes = {"train": train_size, "val": val_size, "test": test_size}
         self.graphs: dict[str, list[Data]] = {}
 
+    def evaluated_size(self, split: str) -> int:
+        """Instances of `split` used: all for training, the evaluated ones for val / test."""
+        if split == "train":
+            return self.sizes[split]
+        trainer = getattr(self, "trainer", None)
+        return evaluated_instances(trainer, split, self.sizes[split], self.hparams.batch_size)
+
     def split_instances(self, split: str) -> list[QoSDInstance]:
         """The split's instances (Gnutella08 alone for the test split if asked)."""
         if split == "test" and self.hparams.test_on_gnutella:
@@ -114,14 +127,21 @@ class QoSDDataModule(L.LightningDataModule):
             directory = self.hparams.gnutella_dir
             return [load_gnutella08(self.config.edge_function, factor, directory)]
         base = self.hparams.seed + SPLIT_SEED_OFFSETS[split]
-        return [generate_instance(self.config, base + i) for i in range(self.sizes[split])]
+        count = self.evaluated_size(split)
+        return [generate_instance(self.config, base + i) for i in range(count)]
 
     def setup(self, stage: str) -> None:
         splits = ("train", "val") if stage == "fit" else ("val",) if stage == "validate" else ()
         splits += ("test",) if stage in ("test", "predict") else ()
         for split in splits:
             if split not in self.graphs:
-                self.graphs[split] = [instance_graph(i) for i in self.split_instances(split)]
+                instances = self.split_instances(split)
+                progress = ReferenceProgress(split, len(instances))
+                graphs = []
+                for instance in instances:
+                    graphs.append(instance_graph(instance))
+                    progress(len(graphs), len(instances))
+                self.graphs[split] = graphs
 
     def train_dataloader(self) -> DataLoader:
         return DataLoader(self.graphs["train"], batch_size=self.hparams.batch_size, shuffle=True)

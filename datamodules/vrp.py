@@ -26,6 +26,7 @@ import torch
 from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import DataLoader, IterableDataset
 
+from optiforge.datamodules.reference_progress import ReferenceProgress, evaluated_instances
 from optiforge.problems.vrp import cvrplib
 from optiforge.problems.vrp.arrays import batch_arrays, batch_from_arrays
 from optiforge.problems.vrp.eval_batch import VRPEvalBatch
@@ -247,7 +248,16 @@ class VRPDataModule(L.LightningDataModule):
         count, seed = self.counts[split], self.seed
         stem = f"{split}_{variant_name}_n{size}_k{count}_seed{seed}_{self.convention}_{backhaul}"
         stem += f"_i{budget}"
+        evaluated = self.evaluated_count(split)
+        if evaluated < count:  # the first rows of the same k instances
+            stem += f"_first{evaluated}"
         return self.cache_dir / f"{stem}.npz"
+
+    def evaluated_count(self, split: str) -> int:
+        """Instances per set of `split` that the attached trainer evaluates
+        (`limit_<split>_batches` batches of `eval_batch_size`); all without a trainer."""
+        trainer = getattr(self, "trainer", None)
+        return evaluated_instances(trainer, split, self.counts[split], self.eval_batch_size)
 
     def prepare_data(self) -> None:
         """Generate, solve and save the val/test sets that are not cached yet (rank 0 only):
@@ -276,22 +286,26 @@ class VRPDataModule(L.LightningDataModule):
                 if not path.is_file():
                     index = list(ALL_VARIANTS).index(variant(name).name)
                     seed = derived_seed(self.seed, SPLITS.index(split) + 1, index, size)
-                    self._write_set(path, name, size, self.counts[split], seed)
+                    self._write_set(path, split, name, size, seed)
 
-    def _write_set(self, path: Path, name: str, size: int, count: int, seed: int) -> None:
+    def _write_set(self, path: Path, split: str, name: str, size: int, seed: int) -> None:
+        """Generate the instances of one set of `split`, keep the first ones the trainer's
+        batch limit evaluates, and solve their references, with progress lines."""
+        count = self.evaluated_count(split)
         batch = generate(
             name,
             size,
-            count,
+            self.counts[split],
             seed=seed,
             mixed_backhaul=self.mixed_backhaul,
             convention=self.convention,
-        )
+        ).index(slice(0, count))
         costs = np.full(count, np.nan)
         sequences = np.zeros((count, 1), dtype=np.int64)
         if self.reference_iterations is not None:
             solver = PyVRPSolver(self.reference_iterations, self.reference_workers)
-            solutions = solver.solve(batch)
+            progress = ReferenceProgress(f"{split} {name}/n{size}", count)
+            solutions = solver.solve(batch, progress)
             costs = np.array([s.cost for s in solutions])
             sequences = np.zeros((count, max(len(s.sequence) for s in solutions)), dtype=np.int64)
             for row, solution in enumerate(solutions):

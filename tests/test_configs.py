@@ -22,7 +22,11 @@ CONFIG_DIR = PROJECT_ROOT / "configs"
 BASE_NAME = "base.yaml"
 # Per experiment, the values its single file resolved to before the base/overlay split, at
 # every path that file, the base or the overlay sets; since then one schema change: the VRP
-# data's reference_time_limit 0.05 (s) became reference_iterations 100 (its measured equivalent).
+# data's reference_time_limit 0.05 (s) became reference_iterations 100 (its measured equivalent),
+# and one path change: Hephaestus checkpoints moved from a fixed checkpoints/hephaestus/<name>/
+# (checkpoint.dirpath) into each run's own folder (dirpath null), so Morph's and Refine's weights
+# are now the previous run's last.ckpt given on the command line (the YAML holds the pattern
+# optiforge/<phase run id>/checkpoints/last.ckpt, which fails with one line if not replaced).
 FROZEN = Path(__file__).with_name("frozen_config_values.json")
 ABSENT = "<absent>"
 LIST_LENGTH = "#"

@@ -76,6 +76,18 @@ CASES = {
         {},
         "model.morph_weights",
     ),
+    "morph run without its forge weights on the command line": (
+        "hephaestus/morph_er100_linear",
+        [],
+        {},
+        "model.forge_weights: no file at 'optiforge/<forge run id>/checkpoints/last.ckpt'",
+    ),
+    "refine run without its morph weights on the command line": (
+        "hephaestus/refine_er100_linear",
+        [],
+        {},
+        "model.morph_weights: no file at 'optiforge/<morph run id>/checkpoints/last.ckpt'",
+    ),
     "refine's morph checkpoint is a forge checkpoint": (
         "hephaestus/refine_er100_linear",
         ["--model.init_args.morph_weights", "{forge}"],

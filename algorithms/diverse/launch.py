@@ -7,7 +7,9 @@ Without torchrun's environment the command spawns `--nodes` local processes itse
 (torch.multiprocessing, a fresh TCP rendezvous on 127.0.0.1). Each process loads the CSV, keeps
 only its own shard, sums the shards' moments once (all-reduce) for the exact reference saddle,
 then runs the method with point-to-point gossip (gloo on CPU, NCCL with --backend nccl on GPUs).
-Rank 0 logs progress and writes the history as JSON to --output.
+Rank 0 logs progress, ends with one summary line (squared distance to the saddle relative to
+the start, rounds, oracle calls per node, whether --target was reached) and writes the history
+as JSON to --output.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from torch import Tensor
 from optiforge.algorithms.diverse.communicator import PeerCommunicator
 from optiforge.algorithms.diverse.data import load_compas_regression, split_shards
 from optiforge.algorithms.diverse.method import NodeMethod
-from optiforge.algorithms.diverse.runner import run
+from optiforge.algorithms.diverse.runner import run, summary_line
 from optiforge.algorithms.diverse.saddle import SaddleReference, shard_moments
 from optiforge.algorithms.diverse.settings import RunSettings
 from optiforge.algorithms.diverse.topology import make_topology
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data" / "compas" / "compas.csv"
+DEFAULT_TARGET = 1e-8
 
 
 def distributed_reference(
@@ -75,8 +78,14 @@ def print_progress(row: dict) -> None:
     )
 
 
-def rank_main(settings: RunSettings, data: Path, by_target: bool, output: Path | None) -> None:
-    """Load this rank's shard, run, and let rank 0 write the JSON record."""
+def rank_main(
+    settings: RunSettings,
+    data: Path,
+    by_target: bool,
+    output: Path | None,
+    target: float = DEFAULT_TARGET,
+) -> None:
+    """Load this rank's shard, run, and let rank 0 print the summary and write the JSON."""
     rank = dist.get_rank()
     features, targets = load_compas_regression(data)
     features, targets = split_shards(features, targets, settings.nodes, settings.seed, by_target)
@@ -87,6 +96,8 @@ def rank_main(settings: RunSettings, data: Path, by_target: bool, output: Path |
     )
     features, targets = features[rank : rank + 1].to(device), targets[rank : rank + 1].to(device)
     history, method = distributed_run(settings, features, targets)
+    if rank == 0:
+        print(summary_line(history, target), flush=True)
     if rank == 0 and output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         record = {"settings": settings.as_dict(), "by_target": by_target, "history": history}
@@ -101,6 +112,7 @@ def spawned(
     output: Path | None,
     port: int,
     backend: str,
+    target: float = DEFAULT_TARGET,
 ) -> None:
     """Entry of a locally spawned rank."""
     torch.set_num_threads(1)
@@ -108,7 +120,7 @@ def spawned(
         backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=settings.nodes
     )
     try:
-        rank_main(settings, data, by_target, output)
+        rank_main(settings, data, by_target, output, target)
     finally:
         dist.destroy_process_group()
 
@@ -134,7 +146,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--by-target", action="store_true", help="heterogeneous shards")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--backend", choices=("gloo", "nccl"), default="gloo")
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--target",
+        type=float,
+        default=DEFAULT_TARGET,
+        help="squared distance to the saddle, relative to the start, that the summary checks",
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.target < 1:
+        parser.error(f"--target: must be in (0, 1), got {args.target}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -144,13 +165,21 @@ def main(argv: list[str] | None = None) -> None:
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
         dist.init_process_group(args.backend)
         try:
-            rank_main(settings, args.data, args.by_target, args.output)
+            rank_main(settings, args.data, args.by_target, args.output, args.target)
         finally:
             dist.destroy_process_group()
         return
     mp.spawn(
         spawned,
-        args=(settings, args.data, args.by_target, args.output, free_port(), args.backend),
+        args=(
+            settings,
+            args.data,
+            args.by_target,
+            args.output,
+            free_port(),
+            args.backend,
+            args.target,
+        ),
         nprocs=settings.nodes,
         join=True,
     )

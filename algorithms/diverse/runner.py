@@ -58,6 +58,26 @@ def run(
     return history
 
 
+def summary_line(history: list[dict], target: float) -> str:
+    """The run's last line: final squared distance of the average to the saddle relative to the
+    start, rounds, oracle calls per node, and whether and when `target` (relative) was
+    reached at a recorded iteration."""
+    start, last = history[0]["distance"], history[-1]
+    relative = last["distance"] / start if start > 0 else 0.0
+    reached = next((row for row in history if row["distance"] <= target * start), None)
+    verdict = (
+        f"target {target:.0e} reached at iteration {reached['iteration']} "
+        f"({reached['communication']} rounds)"
+        if reached is not None
+        else f"target {target:.0e} NOT reached"
+    )
+    return (
+        f"done: |zbar-z*|^2 = {relative:.2e} of the start after {last['iteration']} iterations, "
+        f"{last['communication']} rounds, {last['evaluations_per_node']:.0f} oracle calls per "
+        f"node; {verdict}"
+    )
+
+
 def reference_of(settings: RunSettings, features: Tensor, targets: Tensor) -> SaddleReference:
     """The exact reference of the rows in `features` [nodes, n, d] (all of them)."""
     return SaddleReference.from_sums(

@@ -21,24 +21,30 @@ METHODS: tuple[str, ...] = ("diverse", "gt_eg", "centralized_ogda")
 @dataclass(frozen=True)
 class RunSettings:
     """One run: `method` on `nodes` nodes of `topology`; see `Diverse` for the DIVERSE knobs
-    (alpha is also OGDA's optimism weight; mix_rounds / accelerated also configure GT-EG)."""
+    (alpha is also OGDA's optimism weight; mix_rounds / accelerated also configure GT-EG).
+
+    The defaults (eta 0.2, b = 64, 1000 iterations) converge linearly on COMPAS with 4 ring
+    nodes and by-target shards: about 10x closer to the saddle every 100 iterations, 2.4e-11
+    of the starting squared distance at the end (docs/diverse.md). With b = 8 and eta 0.1 the
+    variance kept the run at ~4e-3 after 200 iterations.
+    """
 
     method: str = "diverse"
     nodes: int = 4
     topology: str = "ring"
     edge_probability: float = 0.5
-    step_size: float = 0.1
+    step_size: float = 0.2
     alpha: float = 1.0
     beta: float | None = None
     snapshot_probability: float | None = None
-    batch_size: float = 8.0
+    batch_size: float = 64.0
     batch_distribution: str = "binomial"
     mix_rounds: int = 1
     accelerated: bool = True
     lambda_x: float = 0.1
     lambda_y: float = 0.1
-    iterations: int = 200
-    log_every: int = 10
+    iterations: int = 1000
+    log_every: int = 100
     seed: int = 0
 
     def __post_init__(self) -> None:

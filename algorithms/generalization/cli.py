@@ -8,20 +8,24 @@ Each retraining is `python train.py fit` on a bootstrap resample of the training
 log per run, no W&B). The result is printed as a few lines and, with --json, written as JSON.
 Bad input (unknown config file, a config whose runs log no test metric, fewer than 3
 retrainings, delta outside (0, 1)) ends with one line on stderr naming the option, exit
-status 2, before any run starts.
+status 2, before any run starts. While it runs, stderr gets one line as each retraining starts
+and one as it finishes (its losses, time so far). Ctrl-C stops the running `train.py`
+children (SIGINT, then SIGKILL after 2 s), writes no result, and exits with status 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from optiforge.algorithms.generalization.diagnostic import Diagnosis, diagnose
-from optiforge.algorithms.generalization.retraining import Distributions
+from optiforge.algorithms.generalization.retraining import Distributions, Progress, Retraining
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -86,6 +90,33 @@ def build_parser() -> OneLineParser:
     return parser
 
 
+class PrintedProgress(Progress):
+    """One stderr line per retraining start and finish."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.start = total, time.perf_counter()
+
+    def started(self, index: int, seed: int, pid: int) -> None:
+        print(f"retraining {index + 1}/{self.total} started (seed {seed}, pid {pid})",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    def finished(self, run: Retraining, done: int, total: int) -> None:
+        print(
+            f"retraining {run.index + 1}/{total} done in {run.seconds:.1f} s: train loss "
+            f"{run.train_loss:.4f}, test loss {run.test_loss:.4f} ({done}/{total} done, "
+            f"{time.perf_counter() - self.start:.0f} s so far)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """`text` to `path` through a temporary file and a rename: never half written."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
 def summary(diagnosis: Diagnosis) -> str:
     """The result as a few aligned lines."""
     e = diagnosis.estimate
@@ -118,10 +149,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             metric=args.metric,
             kind=args.metric_kind,
             runs_dir=args.runs_dir,
+            progress=PrintedProgress(args.retrainings),
         )
     except (ValueError, RuntimeError) as error:
         parser.error(str(error))
+    except KeyboardInterrupt:
+        # The children are stopped and reaped and the scratch folder removed; leave without
+        # the interpreter's exit work (seconds with torch loaded on a busy machine).
+        sys.stderr.write("interrupted: running retrainings stopped, no result written\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     print(summary(diagnosis))
     if args.json is not None:
-        args.json.write_text(json.dumps(diagnosis.to_json(), indent=1) + "\n")
+        write_atomically(args.json, json.dumps(diagnosis.to_json(), indent=1) + "\n")
         sys.stdout.write(f"wrote {args.json}\n")

@@ -18,6 +18,7 @@ from optiforge.algorithms.generalization.estimate import (
 from optiforge.algorithms.generalization.retraining import (
     Distributions,
     MetricKind,
+    Progress,
     Retraining,
     run_retrainings,
 )
@@ -69,6 +70,7 @@ def diagnose(
     metric: str = "acc",
     kind: MetricKind = "accuracy",
     runs_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> Diagnosis:
     """Check everything, then retrain `retrainings` times (logs under `runs_dir`, a temporary
     folder when None) and estimate the bound at failure probability `delta`."""
@@ -85,6 +87,7 @@ def diagnose(
             distributions=distributions,
             metric=metric,
             kind=kind,
+            progress=progress,
         )
         wall = time.perf_counter() - start
     estimate = estimate_generalization(

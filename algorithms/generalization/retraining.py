@@ -6,23 +6,32 @@ Retraining k runs `python train.py fit --config ...` as a subprocess with
 in its own folder instead of W&B (nothing touches the network), and, when a collection of
 distributions is given, the k-th value of that collection (cycling, so that each value is used
 equally often: the uniform prior of the paper's setting). Up to `workers` run at once.
+
+`run_retrainings` reports each start (with the child's pid) and each finished retraining to a
+`progress` callback. If it is interrupted (Ctrl-C: KeyboardInterrupt in the calling thread) or
+one retraining fails, the queued retrainings are cancelled and the running children are
+stopped: SIGINT, then SIGKILL after `STOP_GRACE_SECONDS`, so that nothing keeps training
+after the call returns.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
 MetricKind = Literal["accuracy", "loss"]
+STOP_GRACE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,55 @@ class Retraining:
     train_loss: float
     test_loss: float
     seconds: float
+
+
+class Progress:
+    """What `run_retrainings` reports; the default prints nothing."""
+
+    def started(self, index: int, seed: int, pid: int) -> None:
+        """Retraining `index` (seed `seed`) started as process `pid`."""
+
+    def finished(self, run: Retraining, done: int, total: int) -> None:
+        """`run` finished; `done` of `total` retrainings have finished."""
+
+
+class Children:
+    """The running `train.py` children, so that an interrupted diagnostic can stop them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[str]] = set()
+        self.stopping = False
+
+    def start(self, command: list[str], **kwargs: object) -> subprocess.Popen[str]:
+        """Popen `command`, registered; refused once `stop_all` has begun."""
+        with self._lock:
+            if self.stopping:
+                raise RuntimeError("stopped: the diagnostic was interrupted")
+            process = subprocess.Popen(command, **kwargs)  # type: ignore[call-overload]
+            self._running.add(process)
+            return process
+
+    def done(self, process: subprocess.Popen[str]) -> None:
+        with self._lock:
+            self._running.discard(process)
+
+    def stop_all(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        """SIGINT every running child, SIGKILL those still alive after `grace` seconds, and
+        reap them all."""
+        with self._lock:
+            self.stopping = True
+            running = list(self._running)
+        for process in running:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + grace
+        for process in running:
+            try:
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def retraining_command(
@@ -103,24 +161,34 @@ def run_one(
     distributions: Distributions | None,
     metric: str,
     kind: MetricKind,
+    children: Children | None = None,
+    progress: Progress | None = None,
 ) -> Retraining:
     """Train once through `train.py` and read back the final training and test losses."""
+    children = Children() if children is None else children
     run_dir = runs_dir / f"retraining-{index:03d}"
     run_dir.mkdir(parents=True, exist_ok=True)
     extra = distributions.arguments(index) if distributions else []
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0"}
     env.setdefault("OMP_NUM_THREADS", "1")  # parallel runs must not oversubscribe the cores
     start = time.perf_counter()
-    result = subprocess.run(
+    process = children.start(
         retraining_command(configs, seed, run_dir, extra),
         cwd=run_dir,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
+    if progress is not None:
+        progress.started(index, seed, process.pid)
+    try:
+        _, stderr = process.communicate()
+    finally:
+        children.done(process)
     seconds = time.perf_counter() - start
-    if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
+    if process.returncode != 0:
+        last = (stderr.strip().splitlines() or ["(no output)"])[-1]
         raise RuntimeError(f"retraining {index} (seed {seed}) failed: {last}")
     metrics_csv = run_dir / "metrics.csv"
     return Retraining(
@@ -143,13 +211,37 @@ def run_retrainings(
     distributions: Distributions | None = None,
     metric: str = "acc",
     kind: MetricKind = "accuracy",
+    progress: Progress | None = None,
 ) -> list[Retraining]:
-    """`retrainings` independent runs, up to `workers` at a time, in index order."""
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    """`retrainings` independent runs, up to `workers` at a time, in index order; on an
+    interrupt or a failed run, the others are cancelled or stopped before the error goes on."""
+    progress = Progress() if progress is None else progress
+    children = Children()
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = [
             pool.submit(
-                run_one, configs, index, seed + index, runs_dir, distributions, metric, kind
-            )
+                run_one,
+                configs,
+                index,
+                seed + index,
+                runs_dir,
+                distributions,
+                metric,
+                kind,
+                children,
+                progress,
+            )  # fmt: skip
             for index in range(retrainings)
         ]
-        return [future.result() for future in futures]
+        runs = []
+        for future in as_completed(futures):
+            runs.append(future.result())
+            progress.finished(runs[-1], len(runs), retrainings)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        children.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+    return sorted(runs, key=lambda run: run.index)

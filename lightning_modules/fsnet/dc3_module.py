@@ -15,13 +15,16 @@ from __future__ import annotations
 from torch import Tensor
 
 from optiforge.lightning_modules.fsnet.dc3 import EqualityCompletion, InequalityCorrection
-from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.lightning_modules.fsnet.solver_module import (
+    DEFAULT_SPEEDUP_MAX_GAP,
+    ConstrainedSolverModule,
+)
 from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec
 
 
 class DC3(ConstrainedSolverModule):
     """Args:
-    problem, hidden_sizes, report_tolerance: see `ConstrainedSolverModule`.
+    problem, hidden_sizes, report_tolerance, speedup_max_gap: see `ConstrainedSolverModule`.
     soft_weight, eq_fraction: the soft-loss weights (>= 0; eq_fraction in [0, 1]).
     correction_steps_train / correction_steps_test, correction_lr, correction_momentum: the
         inequality correction (`InequalityCorrection`).
@@ -38,10 +41,15 @@ class DC3(ConstrainedSolverModule):
         correction_lr: float = 1e-3,
         correction_momentum: float = 0.5,
         report_tolerance: float = 1e-5,
+        speedup_max_gap: float = DEFAULT_SPEEDUP_MAX_GAP,
     ) -> None:
         family = problem.build()
         super().__init__(
-            problem, hidden_sizes, report_tolerance, output_size=family.num_vars - family.num_eq
+            problem,
+            hidden_sizes,
+            report_tolerance,
+            output_size=family.num_vars - family.num_eq,
+            speedup_max_gap=speedup_max_gap,
         )
         if soft_weight < 0:
             raise ValueError(f"soft_weight must be >= 0, got {soft_weight}")

@@ -22,13 +22,16 @@ from __future__ import annotations
 from torch import Tensor
 
 from optiforge.lightning_modules.fsnet.feasibility import FeasibilitySeeker
-from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.lightning_modules.fsnet.solver_module import (
+    DEFAULT_SPEEDUP_MAX_GAP,
+    ConstrainedSolverModule,
+)
 from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec
 
 
 class FSNet(ConstrainedSolverModule):
     """Args:
-    problem, hidden_sizes, report_tolerance: see `ConstrainedSolverModule`.
+    problem, hidden_sizes, report_tolerance, speedup_max_gap: see `ConstrainedSolverModule`.
     distance_weight: lambda of the distance term (FSNet: 5).
     max_iter, unrolled_iter, memory, scale: the feasibility step (FSNet: 50, 30, 30, 1000).
     tolerance, tolerance_decay, tolerance_every, test_tolerance: the stop tolerance schedule.
@@ -57,8 +60,9 @@ class FSNet(ConstrainedSolverModule):
         violation_weight: float = 10.0,
         violation_threshold: float = 1e3,
         report_tolerance: float = 1e-5,
+        speedup_max_gap: float = DEFAULT_SPEEDUP_MAX_GAP,
     ) -> None:
-        super().__init__(problem, hidden_sizes, report_tolerance)
+        super().__init__(problem, hidden_sizes, report_tolerance, speedup_max_gap=speedup_max_gap)
         checks = {
             "distance_weight": distance_weight >= 0,
             "tolerance_decay": 0 < tolerance_decay <= 1,

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule
+from optiforge.lightning_modules.fsnet.solver_module import (
+    DEFAULT_SPEEDUP_MAX_GAP,
+    ConstrainedSolverModule,
+)
 from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec
 
 
 class PenaltyNet(ConstrainedSolverModule):
     """Args:
-    problem, hidden_sizes, report_tolerance: see `ConstrainedSolverModule`.
+    problem, hidden_sizes, report_tolerance, speedup_max_gap: see `ConstrainedSolverModule`.
     eq_weight, ineq_weight: penalty weights (>= 0).
     """
 
@@ -25,8 +28,9 @@ class PenaltyNet(ConstrainedSolverModule):
         eq_weight: float = 50.0,
         ineq_weight: float = 50.0,
         report_tolerance: float = 1e-5,
+        speedup_max_gap: float = DEFAULT_SPEEDUP_MAX_GAP,
     ) -> None:
-        super().__init__(problem, hidden_sizes, report_tolerance)
+        super().__init__(problem, hidden_sizes, report_tolerance, speedup_max_gap=speedup_max_gap)
         for field, value in (("eq_weight", eq_weight), ("ineq_weight", ineq_weight)):
             if value < 0:
                 raise ValueError(f"{field} must be >= 0, got {value}")

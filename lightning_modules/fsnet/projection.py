@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 
 from optiforge.lightning_modules.fsnet.penalty import PenaltyNet
+from optiforge.lightning_modules.fsnet.solver_module import DEFAULT_SPEEDUP_MAX_GAP
 from optiforge.problems.constrained import DEFAULT_PROBLEM, ProblemSpec, cvxpy_feasible_set
 
 
@@ -27,8 +28,11 @@ class ProjectionNet(PenaltyNet):
         eq_weight: float = 50.0,
         ineq_weight: float = 50.0,
         report_tolerance: float = 1e-5,
+        speedup_max_gap: float = DEFAULT_SPEEDUP_MAX_GAP,
     ) -> None:
-        super().__init__(problem, hidden_sizes, eq_weight, ineq_weight, report_tolerance)
+        super().__init__(
+            problem, hidden_sizes, eq_weight, ineq_weight, report_tolerance, speedup_max_gap
+        )
         if not self.family.is_convex:
             raise ValueError(
                 f"problem.name {problem.name!r} is not convex; ProjectionNet needs a convex "

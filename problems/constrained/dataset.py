@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -63,11 +64,14 @@ def build_dataset(
     tolerance: float = FEASIBILITY_TOLERANCE,
     num_starts: int = 1,
     cache_path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ConstrainedDataset:
     """Draw the family and `num_instances` parameters, solve them, and cache the result.
 
     With `cache_path` set and the file present, returns the cached dataset if its metadata match
-    this request (ValueError otherwise); without the file, builds and writes it.
+    this request (ValueError otherwise); without the file, builds and writes it. `progress` is
+    passed to `solve_reference` (called after each solved instance). The parameters of a
+    smaller `num_instances` are the first rows of a larger one's (same stream).
     """
     cache = None if cache_path is None else _npz_path(cache_path)
     family = make_family(name, num_vars, num_eq, num_ineq, family_seed)
@@ -88,7 +92,13 @@ def build_dataset(
         return load_dataset(cache, expected_metadata=metadata)
     parameters = family.sample_parameters(num_instances, parameter_seed)
     reference = solve_reference(
-        family, parameters, str(metadata["solver"]), tolerance, num_starts, seed=parameter_seed
+        family,
+        parameters,
+        str(metadata["solver"]),
+        tolerance,
+        num_starts,
+        seed=parameter_seed,
+        progress=progress,
     )
     dataset = ConstrainedDataset(family, parameters, reference, metadata)
     if cache is not None:

@@ -125,10 +125,12 @@ def solve_reference(
     tolerance: float = FEASIBILITY_TOLERANCE,
     num_starts: int = 1,
     seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReferenceSolutions:
     """Solve every instance x [N, num_eq] with `solver` (None: `default_solver`) and check it.
 
     `num_starts` and `seed` only matter for SLSQP (extra starts along null-space directions).
+    `progress(done, N)` is called after each instance (e.g. to print progress lines).
     """
     solver = default_solver(family) if solver is None else solver
     _check_solver(family, solver)
@@ -150,6 +152,8 @@ def solve_reference(
         solve_times[instance] = time.perf_counter() - start
         if point is not None:
             solutions[instance] = point
+        if progress is not None:
+            progress(instance + 1, x.shape[0])
     check = check_points(family, x, solutions)
     return ReferenceSolutions(
         solver=solver,

@@ -48,7 +48,9 @@ reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -239,9 +241,12 @@ class PyVRPSolver:
         self.scale = scale
         self.seed = seed
 
-    def solve(self, batch: VRPBatch) -> list[PyVRPSolution]:
+    def solve(
+        self, batch: VRPBatch, progress: Callable[[int, int], None] | None = None
+    ) -> list[PyVRPSolution]:
         """One validated solution per instance of `batch`, in batch order; a signed-load
-        instance's solution that breaks the signed rule is warned about and costs NaN."""
+        instance's solution that breaks the signed rule is warned about and costs NaN.
+        `progress(done, B)` is called as each solution comes back, in batch order."""
         batch.check("batch")
         batch = batch.to("cpu")
         jobs = [instance_arrays(batch, row) for row in range(batch.batch_size)]
@@ -252,11 +257,17 @@ class PyVRPSolver:
             [SIGNED_AS] * len(jobs),
             [self.signed_rounds] * len(jobs),
         )
-        if self.num_workers == 1:
-            solutions = list(map(solve_arrays, jobs, *args))
-        else:
-            with ProcessPoolExecutor(self.num_workers) as pool:
-                solutions = list(pool.map(solve_arrays, jobs, *args))
+        solutions: list[PyVRPSolution] = []
+        with ExitStack() as stack:
+            if self.num_workers == 1:
+                results = map(solve_arrays, jobs, *args)
+            else:
+                pool = stack.enter_context(ProcessPoolExecutor(self.num_workers))
+                results = pool.map(solve_arrays, jobs, *args)
+            for solution in results:
+                solutions.append(solution)
+                if progress is not None:
+                    progress(len(solutions), len(jobs))
         sequences = [solution.sequence for solution in solutions]
         costs = validate_batch(batch, sequences, on_infeasible="warn", solver="PyVRP")
         for row in np.flatnonzero(np.isnan(costs) & ~batch.signed_load.numpy()):

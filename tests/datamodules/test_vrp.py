@@ -274,3 +274,27 @@ def test_mvmoe_dir_without_a_size_fails_before_writing(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=rf"^mvmoe_dir: no {missing}"):
         small(tmp_path, num_customers=3, eval_sizes=[3, 50], mvmoe_dir=str(tmp_path / "mvmoe"))
     assert not (tmp_path / "cache").exists()
+
+
+def test_test_references_follow_limit_test_batches_with_progress(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Under a testing trainer with limit_test_batches=1 (batches of 2 of 3 instances), only
+    the first 2 instances are solved, in their own cache file, with progress lines; they are
+    the first 2 of the unlimited set."""
+    module = small(tmp_path)
+    trainer = L.Trainer(logger=False, limit_test_batches=1)
+    trainer.state.fn = TrainerFn.TESTING
+    module.trainer = trainer
+    module.prepare_data()
+    module.setup("test")
+    (limited,) = module.eval_sets["test"]
+    assert limited.instances.batch_size == 2
+    assert module.cache_path("test", "CVRP", 6).name.endswith("_first2.npz")
+    err = capfd.readouterr().err
+    assert "test CVRP/n6: solving references for 2 instances" in err
+    assert "test CVRP/n6: references 2/2 solved in" in err
+    full = small(tmp_path)
+    full.prepare_data()
+    full.setup("test")
+    assert torch.equal(full.eval_sets["test"][0].instances.locs[:2], limited.instances.locs)

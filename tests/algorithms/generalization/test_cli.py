@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,38 @@ def test_config_without_test_metric_fails_by_name(tmp_path: Path) -> None:
     result = run_diagnostic("--config", str(path), "--retrainings", "3", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("error: test_after_fit:") and result.stderr.count("\n") == 1
+
+
+def test_progress_lines_and_ctrl_c_stops_the_children_without_a_result(tmp_path: Path) -> None:
+    """A start line names each child's pid; SIGINT to the diagnostic during the first
+    retraining ends it within 5 s with status 130, the child gone, and no JSON written."""
+    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
+    small = tmp_path / "small.yaml"
+    small.write_text(yaml.safe_dump(config))
+    env = {**os.environ, "WANDB_MODE": "disabled", "OMP_NUM_THREADS": "1"}
+    env["PYTHONPATH"] = str(PROJECT_ROOT)
+    output = tmp_path / "out.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "optiforge.algorithms.generalization"]
+        + ["--config", str(small), "--retrainings", "3", "--json", str(output)],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    first = process.stderr.readline()
+    assert first.startswith("retraining 1/3 started (seed 0, pid "), first
+    child = int(first.rsplit("pid ", 1)[1].rstrip(")\n"))
+    time.sleep(1.0)  # the child is importing or training now
+    start = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    rest = process.communicate(timeout=30)[1]
+    elapsed = time.monotonic() - start
+    assert process.returncode == 130, rest[-3000:]
+    assert elapsed < 5.0
+    assert "interrupted: running retrainings stopped, no result written" in rest
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
+    assert not output.exists() and not list(tmp_path.glob("out.json*"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -46,6 +47,7 @@ def test_parallel_runs_come_back_in_index_order(
         distributions: Distributions,
         metric: str,
         kind: str,
+        *_: object,
     ) -> Retraining:
         time.sleep(0.05 * (4 - index))
         value = distributions.arguments(index)[1]
@@ -74,3 +76,18 @@ def test_logged_losses_read_the_last_value(tmp_path: Path) -> None:
     assert module.logged_loss(metrics, "train", "loss", "loss") == 1.5
     with pytest.raises(ValueError, match="^metric: the run logged none of test/loss"):
         module.logged_loss(metrics, "test", "loss", "loss")
+
+
+def test_children_are_stopped_within_the_grace_period(tmp_path: Path) -> None:
+    """`Children.stop_all` ends a child that ignores SIGINT by SIGKILL after the grace period,
+    reaps it, and refuses to start new children afterwards."""
+    children = module.Children()
+    stubborn = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)"
+    process = children.start([sys.executable, "-c", stubborn])
+    time.sleep(0.5)
+    start = time.monotonic()
+    children.stop_all(grace=0.5)
+    assert time.monotonic() - start < 3.0
+    assert process.returncode is not None and process.returncode < 0
+    with pytest.raises(RuntimeError, match="interrupted"):
+        children.start([sys.executable, "-c", "pass"])

@@ -76,6 +76,45 @@ def test_evaluation_of_the_reference_itself_is_exact() -> None:
     assert metrics["test/objective_gap_max"] == pytest.approx(0.0, abs=1e-12)
     assert metrics["test/feasible_rate"] == 1.0
     assert metrics["test/ineq_violation_max"] < 1e-6
+    assert metrics["test/speedup_share"] == 1.0
+    assert 0 < metrics["test/speedup"] < float("inf")
+
+
+def test_speedup_counts_only_feasible_instances_within_the_gap_bound() -> None:
+    """Half the instances solved exactly, half far off: speedup_share is 1/2 and the speedup is
+    over that half; a net matching none (untrained penalty net) reports NaN, not a speedup."""
+    data = small_data(SMALL, None)
+    model = PenaltyNet(SMALL, (8,))
+    (untrained,) = quiet_trainer(1).test(model, datamodule=data, verbose=False)
+    assert untrained["test/objective_gap_mean"] > 1e-2 or untrained["test/feasible_rate"] < 1
+    assert untrained["test/speedup_share"] == 0.0
+    assert np.isnan(untrained["test/speedup"])
+    x_all, y_all, _, _ = data.datasets["test"].tensors
+    exact = lambda x: y_all[torch.cdist(x, x_all).argmin(dim=1)]  # noqa: E731
+    model.solve = lambda x: torch.cat([exact(x[:16]), 3.0 + exact(x[16:])])
+    (half,) = quiet_trainer(1).test(model, datamodule=data, verbose=False)
+    assert half["test/speedup_share"] == 0.5
+    assert 0 < half["test/speedup"] < float("inf")
+    with pytest.raises(ValueError, match="speedup_max_gap"):
+        PenaltyNet(SMALL, (8,), speedup_max_gap=0.0)
+
+
+def test_test_references_are_solved_only_for_the_limited_batches(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Under `limit_test_batches=1` (batches of 8 of 32 instances) the test split solves and
+    evaluates 8 references, printing progress lines while it does."""
+    data = ConstrainedProblemDataModule(
+        SMALL, train_size=16, val_size=8, test_size=32, batch_size=8, eval_batch_size=8,
+        cache_dir=None,
+    )  # fmt: skip
+    trainer = quiet_trainer(1)
+    trainer.limit_test_batches = 1
+    trainer.test(PenaltyNet(SMALL, (8,)), datamodule=data, verbose=False)
+    assert len(data.datasets["test"]) == 8
+    err = capfd.readouterr().err
+    assert "test: solving references for 8 instances" in err
+    assert "test: references 8/8 solved in" in err
 
 
 def test_mismatched_problem_is_refused() -> None:
