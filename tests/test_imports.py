@@ -25,9 +25,9 @@ LAZY_PACKAGES = (
     "optiforge.algorithms.order_statistics",
     "optiforge.algorithms.replicable_testing",
     "optiforge.algorithms.submodular_streaming",
-    "callbacks",
-    "datamodules",
-    "lightning_modules",
+    "optiforge.callbacks",
+    "optiforge.datamodules",
+    "optiforge.lightning_modules",
     "optiforge.lightning_modules.char_lm",
     "optiforge.lightning_modules.constrained",
     "optiforge.lightning_modules.equivariant",
@@ -36,7 +36,7 @@ LAZY_PACKAGES = (
     "optiforge.lightning_modules.kv_lm",
     "optiforge.lightning_modules.mtlkd",
     "optiforge.lightning_modules.neural_es",
-    "optimizers",
+    "optiforge.optimizers",
     "optiforge.problems.constrained",
     "optiforge.problems.equivariant",
     "optiforge.problems.multiobjective",
@@ -45,22 +45,22 @@ LAZY_PACKAGES = (
 )
 # (statement, a module it must load, top-level names or module prefixes it must not load)
 GUARANTEES = (
-    ("import optimizers", "optimizers", HEAVY),
-    ("from optimizers import SAM", "optiforge.optimizers.sam", HEAVY),
+    ("import optiforge.optimizers", "optiforge.optimizers", HEAVY),
+    ("from optiforge.optimizers import SAM", "optiforge.optimizers.sam", HEAVY),
     (
         "import optiforge.problems.equivariant.permutation_mlp",
         "torch",
-        ("lightning", "lightning_modules"),
+        ("lightning", "optiforge.lightning_modules"),
     ),
     (
         "import optiforge.datamodules.digits",
         "lightning",
-        ("lightning_modules", "optiforge.datamodules.vrp"),
+        ("optiforge.lightning_modules", "optiforge.datamodules.vrp"),
     ),
     (
         "import optiforge.datamodules.permutation_teacher",
         "optiforge.problems.equivariant",
-        ("lightning_modules",),
+        ("optiforge.lightning_modules",),
     ),
     (
         "import optiforge.lightning_modules.classifier",
