@@ -193,7 +193,7 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
         first = slice(0, args.augment_instances)
         augmented = {"MTPOMO x8 aug": augment(models["mtpomo"])} if args.augment_instances else {}
         if seen and args.augment_instances:
-            teacher = build_module(shipped_teacher_path(name))
+            teacher = build_module(shipped_teacher_path(name, convention="routefinder"))
             augmented["teacher x8 aug"] = augment(teacher)
         for method, solver in augmented.items():
             result = run(solver, instances.index(first), args.chunk, method)

@@ -315,15 +315,15 @@ class Config:
     def __post_init__(self) -> None:
         if self.seeds < 1 or self.points < 2 or self.tolerance < 1.0 or not self.rho_factor > 0:
             raise ValueError("seeds must be >= 1, points >= 2, tolerance >= 1, rho_factor > 0")
+        source = RESULTS / f"{self.output_stem}.json"
+        if self.plot_only and not source.is_file():  # checked before any folder is made
+            raise ValueError(f"plot_only: no sweep results at {source} (check output_stem)")
 
 
 def main(run: HarnessRun, args: Config) -> dict[str, Any]:
     png = run.figure(f"{args.output_stem}.png")
     if args.plot_only:
-        source = RESULTS / f"{args.output_stem}.json"
-        if not source.is_file():
-            raise ValueError(f"plot_only: no sweep results at {source} (check output_stem)")
-        payload = json.loads(source.read_text())
+        payload = json.loads((RESULTS / f"{args.output_stem}.json").read_text())
         save(draw_lr_sweep(payload), png)
         return payload
     points = 3 if args.quick else args.points

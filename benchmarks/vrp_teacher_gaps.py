@@ -30,7 +30,7 @@ METRICS = ("gap", "feasible", "cost")
 
 def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
     """Test metrics of the shipped teacher of `name` on its cached test set."""
-    weights = shipped_teacher_path(name)
+    weights = shipped_teacher_path(name, convention="routefinder")  # its instances below
     cli = train_main(
         [
             "test",
@@ -44,6 +44,8 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
             "augment",
             "--model.init_args.feature_scaling",  # the scaling the shipped weights were made with
             str(read_weights(weights).get("hyper_parameters", {}).get("feature_scaling", "raw")),
+            "--data.init_args.convention",
+            "routefinder",
             "--data.init_args.test_instances",
             str(instances),
             "--data.init_args.reference_iterations",

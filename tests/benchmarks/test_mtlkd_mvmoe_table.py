@@ -53,4 +53,4 @@ def test_invalid_published_references_are_replaced_by_pyvrp(tmp_path: Path) -> N
     assert batch.batch_size == 2
     np.testing.assert_allclose(reference, 1.4, rtol=1e-6)
     assert "PyVRP 50 it." in source and "50% published invalid" in source
-    assert len(list((tmp_path / "cache").glob("mvmoe_fill_CVRP_n3_k2_i50.npy"))) == 1
+    assert len(list((tmp_path / "cache").glob("mvmoe_fill_rr_CVRP_n3_k2_i50.npy"))) == 1

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks import scion_lr_sweep
+from benchmarks.harness import cli
 from benchmarks.scion_lr_figure import COLORS, draw_lr_sweep
-from benchmarks.scion_lr_sweep import main
 
 LRS = [2.0**-3, 2.0**-2, 2.0**-1]
 losses = st.lists(st.floats(0.01, 10.0), min_size=3, max_size=3)
@@ -75,21 +76,27 @@ def test_an_optimizer_keeps_its_colour_across_sweeps() -> None:
         assert line.get_color() == COLORS["ClippedScion"] == "C4"
 
 
-def test_plot_only_redraws_from_the_json(tmp_path: Path) -> None:
-    """`--plot-only` writes a readable PNG beside the JSON of a given --output-dir, no training."""
-    stem = "sweep"
+def test_plot_only_redraws_from_the_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--plot-only` draws a readable PNG from the published JSON into the run's folder, no
+    training."""
+    monkeypatch.setattr(scion_lr_sweep, "RESULTS", tmp_path)
+    stem, out = "sweep", tmp_path / "run"
     (tmp_path / f"{stem}.json").write_text(json.dumps(payload([1.0] * 3, [2.0] * 3, [0, 1, 0])))
-    main(["--plot-only", "--output-dir", str(tmp_path), "--output-stem", stem])
-    height, width, _ = matplotlib.image.imread(tmp_path / f"{stem}.png").shape
+    cli.main(["run", "scion_lr_sweep", "--plot-only", "--output-stem", stem, "--out", str(out)])
+    height, width, _ = matplotlib.image.imread(out / f"{stem}.png").shape
     assert width > height > 300
 
 
 def test_plot_only_without_results_names_the_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A missing JSON ends in one usage error naming the file, and nothing is written."""
+    monkeypatch.setattr(scion_lr_sweep, "RESULTS", tmp_path)
+    out = tmp_path / "run"
     with pytest.raises(SystemExit) as exit_info:
-        main(["--plot-only", "--output-dir", str(tmp_path), "--output-stem", "absent"])
+        cli.main(
+            ["run", "scion_lr_sweep", "--plot-only", "--output-stem", "absent", "--out", str(out)]
+        )
     assert exit_info.value.code == 2
     assert f"no sweep results at {tmp_path / 'absent.json'}" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
