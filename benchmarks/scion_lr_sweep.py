@@ -6,9 +6,8 @@ over a wider range of step sizes than Scion itself.
 
 Tasks (plain torch loops over the project's networks and datamodules, constant lr, same step
 budget and batches for every optimizer; seed s fixes the initialization and the data order):
-  char_lm  `optiforge.lightning_modules.char_lm.CharTransformer` (d_model 64, 2 layers,
-           4 heads, context 64) on `optiforge.datamodules.TinyShakespeareDataModule`, batch 16;
-           val = the whole val split.
+  char_lm  `lightning_modules.char_lm.CharTransformer` (d_model 64, 2 layers, 4 heads, context
+           64) on `datamodules.TinyShakespeareDataModule`, batch 16; val = the whole val split.
   digits   the CNN of `optiforge.lightning_modules.Classifier` (channels 32, 64) on
            `optiforge.datamodules.DigitsDataModule`, batch 64; val = its 270-image val split.
 
@@ -315,8 +314,7 @@ class Config:
     def __post_init__(self) -> None:
         if self.seeds < 1 or self.points < 2 or self.tolerance < 1.0 or not self.rho_factor > 0:
             raise ValueError("seeds must be >= 1, points >= 2, tolerance >= 1, rho_factor > 0")
-        source = RESULTS / f"{self.output_stem}.json"
-        if self.plot_only and not source.is_file():  # checked before any folder is made
+        if self.plot_only and not (source := RESULTS / f"{self.output_stem}.json").is_file():
             raise ValueError(f"plot_only: no sweep results at {source} (check output_stem)")
 
 

@@ -377,14 +377,10 @@ def test_clipped_gradient_norm_is_min_of_norm_and_lambda(
 @pytest.mark.slow
 @pytest.mark.parametrize("hvp", [*HVP_MODES, "auto"])
 def test_cli_trains_reference_classifier(hvp: str, in_tmp_dir: Path) -> None:
-    """`--optimizer optiforge.optimizers.NSGDHess` alone trains the digits CNN well above chance
-    (0.1)."""
+    """`--optimizer optiforge.optimizers.NSGDHess` alone trains digits well above chance (0.1)."""
     cli = run_cli(
-        "fit",
-        "--config",
-        str(DEFAULT_CONFIG),
-        "--optimizer",
-        "optiforge.optimizers.NSGDHess",
+        *("fit", "--config", str(DEFAULT_CONFIG)),
+        *("--optimizer", "optiforge.optimizers.NSGDHess"),
         "--optimizer.lr",
         "0.2",
         "--optimizer.hvp",
