@@ -260,7 +260,7 @@ BENCHMARK = Benchmark(
     main,
     Config,
     smoke=dict(problems=("psl1",), dims=(16,), seeds=1, budget=200, rerun_prefs=1, rerun_budget=50),
-    peers=("pymoo",),
+    peers=("pymoo", "evotorch"),
 )
 
 if __name__ == "__main__":
