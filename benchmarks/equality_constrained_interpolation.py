@@ -93,6 +93,7 @@ BENCHMARK = Benchmark(
     run,
     Config,
     smoke=dict(seeds=(0,), label_noise=(0.2,), batches=3),
+    nonnegative=("label_noise",),
 )
 
 if __name__ == "__main__":

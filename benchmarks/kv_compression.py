@@ -220,6 +220,10 @@ class Config:
     cost_blocks: tuple[int, ...] = (32, 64, 128, 256, 512)
     repeats: int = 5
 
+    def __post_init__(self) -> None:
+        if len(set(self.cost_blocks)) < 2:  # the cost's growth is a fitted slope
+            raise ValueError(f"--cost-blocks: give at least two sizes, got {self.cost_blocks}")
+
 
 def main(run: Run, args: Config) -> None:
     torch.manual_seed(0)

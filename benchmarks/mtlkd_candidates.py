@@ -129,6 +129,7 @@ BENCHMARK = Benchmark(
     main,
     Config,
     smoke=dict(sizes=(20,), instances=(1,), ks=(0, 5), iterations=5),
+    nonnegative=("ks",),
     peers=("pyvrp",),
 )
 

@@ -134,7 +134,9 @@ def free_port() -> int:
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     """The command line: every `RunSettings` field plus data, shards, output and backend."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m optiforge.algorithms.diverse.launch", description=__doc__.splitlines()[0]
+    )
     for field in fields(RunSettings):
         flag = "--" + field.name.replace("_", "-")
         kind = {"int": int, "str": str, "bool": bool}.get(str(field.type), float)
@@ -155,13 +157,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 < args.target < 1:
         parser.error(f"--target: must be in (0, 1), got {args.target}")
+    if not args.data.is_file():
+        parser.error(f"--data: no such file: {args.data}")
+    try:
+        args.settings = RunSettings(**{f.name: getattr(args, f.name) for f in fields(RunSettings)})
+    except ValueError as error:  # the settings' own checks, before any process starts
+        parser.error(f"--{str(error).replace('_', '-')}")
     return args
 
 
 def main(argv: list[str] | None = None) -> None:
     """Under torchrun join its process group; otherwise spawn `--nodes` local ranks."""
     args = parse(argv)
-    settings = RunSettings(**{f.name: getattr(args, f.name) for f in fields(RunSettings)})
+    settings = args.settings
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
         dist.init_process_group(args.backend)
         try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import registry
+from benchmarks.harness.checks import config_errors
 from benchmarks.harness.record import provenance
 from benchmarks.harness.registry import FIGURES, RESULTS, RUNS, Benchmark, Run
 
@@ -92,6 +93,9 @@ def parse(argv: Sequence[str]) -> Invocation:
         config = benchmark.config(**{k: v for k, v in values.items() if k in fields})
     except ValueError as error:  # the config's own validation, reported like a parse error
         config_parser(benchmark, known.preset).error(str(error))
+    errors = config_errors(config, benchmark.nonnegative)
+    if errors:
+        config_parser(benchmark, known.preset).error("; ".join(errors))
     return Invocation(benchmark, config, known.preset, known.publish, known.out)
 
 

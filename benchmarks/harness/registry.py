@@ -99,7 +99,7 @@ class Benchmark:
     dataclass, whose typed fields are the command-line options and whose defaults are the paper
     preset; `smoke` overrides them for a run of seconds. `peers` are optional distributions the
     benchmark compares against (recorded with their versions; the smoke test skips without
-    them)."""
+    them). Numbers must be > 0, but seeds and the fields named in `nonnegative` may be 0."""
 
     name: str
     run: Callable[[Run, Any], object]
@@ -107,6 +107,7 @@ class Benchmark:
     smoke: Mapping[str, object]
     paper: Mapping[str, object] = field(default_factory=dict)
     peers: Sequence[str] = ()
+    nonnegative: Sequence[str] = ()
 
     def preset(self, name: str) -> dict[str, object]:
         """The overrides of preset `name` ("smoke" or "paper")."""

@@ -30,10 +30,25 @@ def test_summary_line_says_relative_distance_rounds_calls_and_target() -> None:
     assert summary_line(history[:2], 1e-10).endswith("target 1e-10 NOT reached")
 
 
-def test_target_outside_zero_one_is_refused() -> None:
-    """--target must be a relative distance in (0, 1)."""
-    with pytest.raises(SystemExit):
-        parse(["--target", "2"])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--target", "2"], "--target: must be in (0, 1), got 2.0"),
+        (["--nodes", "0"], "--nodes: must be an integer >= 1, got 0"),
+        (["--step-size", "-1"], "--step-size: must be > 0, got -1.0"),
+        (["--method", "adam"], "--method: unknown 'adam'; allowed:"),
+        (["--data", "/no/such.csv"], "--data: no such file: /no/such.csv"),
+    ],
+)
+def test_bad_arguments_stop_before_any_process_starts(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each mistake ends in argparse's one usage line naming the option."""
+    with pytest.raises(SystemExit) as stop:
+        parse(argv)
+    assert stop.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("python -m optiforge.algorithms.diverse.launch: error: " + message)
 
 
 def test_default_settings_converge_linearly_on_the_readme_command() -> None:
