@@ -12,7 +12,14 @@ from typing import Any
 from benchmarks.reproduction.model import Claim, Verdict, load
 from benchmarks.reproduction.registry import CLAIMS
 
-INTRO = """# Reproduction report
+# Front matter: the page hides the side bars (material's `hide`) so the table gets the width.
+INTRO = """---
+hide:
+  - navigation
+  - toc
+---
+
+# Reproduction report
 
 For each paper claim: what the paper states, what this project measures, the number read from
 the published result (`benchmarks/results/<name>.json`), the verdict its rule derives, and the
@@ -28,8 +35,8 @@ def page_markdown(claims: tuple[Claim, ...] = CLAIMS) -> str:
     counts = Counter(verdicts)
     summary = ", ".join(f"{verdict.value}: {counts[verdict]}" for verdict in Verdict)
     header = (
-        "| system | paper | claim (as the paper states it) | our metric | measured | rule "
-        "| verdict | result | command | commit |\n|---|---|---|---|---|---|---|---|---|---|\n"
+        "| system | paper | claim (as the paper states it) | our metric | measured "
+        "| verdict (rule) | result | command | commit |\n|---|---|---|---|---|---|---|---|---|\n"
     )
     body = "".join(row(claim, verdict) for claim, verdict in zip(claims, verdicts, strict=True))
     return f"{INTRO}\n{len(claims)} claims; {summary}.\n\n{header}{body}"
@@ -42,7 +49,7 @@ def row(claim: Claim, verdict: Verdict) -> str:
         f"{number.what}: {number.text(value)}"
         for number, value in zip(claim.numbers, values, strict=True)
     )
-    rule = claim.rule.text(claim.numbers) if claim.rule else "-"
+    rule = f"<br><small>{claim.rule.text(claim.numbers)}</small>" if claim.rule else ""
     files = claim.files()
     cells = [
         f"[{claim.system}]({claim.system}.md)",
@@ -50,8 +57,7 @@ def row(claim: Claim, verdict: Verdict) -> str:
         claim.claim,
         claim.metric,
         measured or "-",
-        rule,
-        f"**{verdict.value}**",
+        f"**{verdict.value}**{rule}",
         "<br>".join(f"[{name}](../benchmarks/results/{name}.md)" for name in files) or "-",
         "<br>".join(command(load(name)) for name in files) or "-",
         "<br>".join(commit(load(name)) for name in files) or "-",
@@ -61,8 +67,11 @@ def row(claim: Claim, verdict: Verdict) -> str:
 
 def command(result: dict[str, Any]) -> str:
     """The command a result's provenance records, or says it was not recorded."""
-    recorded = result.get("provenance", {}).get("command")
-    return f"`{recorded}`" if recorded else "not recorded"
+    provenance = result.get("provenance", {})
+    if provenance.get("command"):
+        return f"`{provenance['command']}`"
+    arguments = provenance.get("arguments")
+    return f"not recorded (arguments: `{arguments}` in the result)" if arguments else "not recorded"
 
 
 def commit(result: dict[str, Any]) -> str:

@@ -64,6 +64,8 @@ def test_provenance_columns_say_what_was_not_recorded() -> None:
     assert command({"provenance": {"command": "python -m benchmarks run x"}}) == (
         "`python -m benchmarks run x`"
     )
+    with_args = {"provenance": {"command": None, "arguments": "args"}}
+    assert command(with_args) == "not recorded (arguments: `args` in the result)"
     assert commit({}) == "not recorded"
     annotated = {"provenance": {"annotated": True, "git": {"commit": "0123456789abcdef"}}}
     assert commit(annotated) == "`0123456789` (publishing commit)"
@@ -78,7 +80,6 @@ def test_page_counts_verdicts_and_has_one_row_per_claim() -> None:
     assert (
         "1 claims; reproduces: 0, partly: 0, not: 0, not judged: 0, no published result: 1." in page
     )
-    assert (
-        "| [classifier](classifier.md) | none | - | accuracy | - | - | **no published result** |"
-        in page
-    )
+    row = "| [classifier](classifier.md) | none | - | accuracy | - | **no published result** | - |"
+    assert row in page
+    assert page.startswith("---\nhide:\n")  # front matter: the table gets the page's width
