@@ -11,6 +11,7 @@ from typing import Any
 
 from benchmarks.reproduction.model import Claim, Verdict, load
 from benchmarks.reproduction.registry import CLAIMS
+from benchmarks.reproduction.unchecked import UNCHECKED
 
 # Front matter: the page hides the side bars (material's `hide`) so the table gets the width.
 INTRO = """---
@@ -39,7 +40,18 @@ def page_markdown(claims: tuple[Claim, ...] = CLAIMS) -> str:
         "| verdict (rule) | result | command | commit |\n|---|---|---|---|---|---|---|---|---|\n"
     )
     body = "".join(row(claim, verdict) for claim, verdict in zip(claims, verdicts, strict=True))
-    return f"{INTRO}\n{len(claims)} claims; {summary}.\n\n{header}{body}"
+    return f"{INTRO}\n{len(claims)} claims; {summary}.\n\n{header}{body}\n{unchecked_section()}"
+
+
+def unchecked_section() -> str:
+    """The README's headline numbers that no registered result backs, with the reason."""
+    rows = "".join(
+        f"| [{system}]({system}.md) | {text} | {why} |\n" for system, text, why in UNCHECKED
+    )
+    return (
+        "## README numbers not checked against a result\n\n"
+        "| system | number | why |\n|---|---|---|\n" + rows
+    )
 
 
 def row(claim: Claim, verdict: Verdict) -> str:
