@@ -165,7 +165,9 @@ def test_reproduction_report_renders_its_table(browser: Any, site_url: str, tmp_
     browser.get(site_url + "reproduction.html")
     table = browser.find_element(By.CSS_SELECTOR, "article table")
     headers = [cell.text.strip() for cell in table.find_elements(By.CSS_SELECTOR, "thead th")]
-    assert headers[:2] == ["system", "paper"] and "verdict" in headers and "commit" in headers
+    assert (
+        headers[:2] == ["system", "paper"] and "verdict (rule)" in headers and "commit" in headers
+    )
     assert len(table.find_elements(By.CSS_SELECTOR, "tbody tr")) == len(CLAIMS)
     shot = tmp_path / "reproduction.png"
     assert browser.save_screenshot(str(shot))
