@@ -40,11 +40,9 @@ StepFunction = TypeVar("StepFunction", bound=Callable[..., Any])
 class DualUpdates(L.Callback):
     """Turns the returned loss into the Lagrangian and runs the dual ascent (see module doc).
 
-    Args:
-        dual_optimizer, dual_lr, dual_optimizer_kwargs, update_every, warmup_steps,
-        augmented_penalty: those of `optiforge.optimizers.DualAscent`; `update_every` and
-        `warmup_steps`
-            count optimizer steps.
+    The arguments `dual_optimizer`, `dual_lr`, `dual_optimizer_kwargs`, `update_every`,
+    `warmup_steps` and `augmented_penalty` are those of `optiforge.optimizers.DualAscent`;
+    `update_every` and `warmup_steps` count optimizer steps.
 
     Residuals and multipliers are logged at the trainer's `log_every_n_steps`: vectors of up to
     16 entries entry by entry, longer ones as max |r|, mean |r|, max |mu| and mean mu.

@@ -62,8 +62,10 @@ class HessianReuseAGD(Optimizer):
 
     Args:
         params: parameters or parameter groups (groups carry only `lr`).
-        eps, n_hessian, lipschitz, delta, refresh_distance, lr, momentum, restart_range,
-        epoch_length, floor: as in `optiforge.optimizers.critical_or_progress.CriticalOrProgress`.
+
+    `eps`, `n_hessian`, `lipschitz`, `delta`, `refresh_distance`, `lr`, `momentum`,
+    `restart_range`, `epoch_length`, `floor`: as in
+    `optiforge.optimizers.critical_or_progress.CriticalOrProgress`.
     """
 
     loop_needs = LoopNeeds(
