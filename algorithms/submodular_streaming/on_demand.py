@@ -106,18 +106,20 @@ class OnDemandStreaming(StreamingRecommender):
 
     def visit(self) -> list[int]:
         """Greedy: k times the held item of largest marginal gain given all shown items."""
+        if not self.slot:
+            return []
+        items = np.fromiter(self.slot, dtype=np.int64, count=len(self.slot))
+        rows = np.fromiter(self.slot.values(), dtype=np.int64, count=len(self.slot))
+        probs, cover = self.probs[rows], self.rows[rows].astype(np.float64)
         shown: list[int] = []
-        for _ in range(self.k):
-            if not self.slot:
-                break
-            items = np.fromiter(self.slot, dtype=np.int64, count=len(self.slot))
-            rows = np.fromiter(self.slot.values(), dtype=np.int64, count=len(self.slot))
-            gains = self.coverage.gains(self.probs[rows], self.rows[rows])
+        for _ in range(min(self.k, len(rows))):
+            gains = probs * (cover @ self.coverage.q)
             best = int(np.argmax(gains))
             if gains[best] <= 0.0:
                 break
             item, row = int(items[best]), int(rows[best])
             self.coverage.add(float(self.probs[row]), self.rows[row])
+            probs[best] = 0.0  # shown: never again
             shown.append(item)
             for t in list(self.lists_of[item]):
                 self.lists[t].remove((float(self.probs[row]), item))

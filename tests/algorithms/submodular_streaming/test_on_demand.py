@@ -98,3 +98,13 @@ def test_memory_is_capped_by_topics_times_list_length_on_10x_longer_streams() ->
     for length in (2000, 20_000):
         stream = synthetic_stream(length, 20, 10, seed=1)
         assert run(stream, OnDemandStreaming(3, 20, 20, delta=2.0)).peak_memory <= 20 * 30
+
+
+def test_the_list_keeps_the_more_probable_item() -> None:
+    """One topic, p = 0.3 then 0.8, one visit, c = 1: ours shows 0.8 = OPT; a first-come list
+    would show 0.3, below the bound 1/(1 + 1 + 0) x 0.8 = 0.4, so the bound needs the ordering."""
+    stream = Stream(np.array([0.3, 0.8]), np.ones((2, 1), dtype=bool), np.array([2]))
+    method = OnDemandStreaming(1, 1, 2, delta=2.0)
+    assert method.per_topic == 1
+    assert run(stream, method).shown == [[1]]
+    assert method.proved_ratio(1, 1) * brute_force_optimum(stream, 1) > 0.3
