@@ -1,7 +1,8 @@
-"""Streaming stochastic submodular recommendation with on-demand visits (Wang, Tu,
-Oettershagen, Gionis): expected topic coverage, the bounded-memory on-demand recommender (our
-reconstruction), the known-visits / linear-memory adaptations, swap and sieve streaming, offline
-greedy and brute force as references, synthetic and Shakespeare streams."""
+"""Streaming stochastic submodular recommendation with on-demand visits (setting of Wang, Tu,
+Oettershagen, Gionis): expected topic coverage, our bounded-memory on-demand recommender with a
+proved competitive ratio, the known-visits / linear-memory adaptations, a swap pool, swap and
+sieve streaming, offline greedy and brute force as references, synthetic, adversarial and
+Shakespeare streams."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from typing import TYPE_CHECKING
 from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from optiforge.algorithms.submodular_streaming.adversarial import (
+        burst_stream,
+        duplicates_stream,
+        worst_first_stream,
+    )
     from optiforge.algorithms.submodular_streaming.coverage import (
         Coverage,
         expected_coverage,
@@ -20,7 +26,10 @@ if TYPE_CHECKING:
     from optiforge.algorithms.submodular_streaming.known_visits import KnownVisitsSwap
     from optiforge.algorithms.submodular_streaming.linear_memory import LinearMemoryGreedy
     from optiforge.algorithms.submodular_streaming.offline import offline_greedy
-    from optiforge.algorithms.submodular_streaming.on_demand import OnDemandStreaming
+    from optiforge.algorithms.submodular_streaming.on_demand import (
+        OnDemandStreaming,
+        proved_ratio,
+    )
     from optiforge.algorithms.submodular_streaming.protocol import (
         RunResult,
         StreamingRecommender,
@@ -30,6 +39,7 @@ if TYPE_CHECKING:
     from optiforge.algorithms.submodular_streaming.sieve import SieveStreaming
     from optiforge.algorithms.submodular_streaming.stream import Stream, synthetic_stream
     from optiforge.algorithms.submodular_streaming.swap import SwapStreaming
+    from optiforge.algorithms.submodular_streaming.swap_pool import SwapPoolStreaming
     from optiforge.algorithms.submodular_streaming.text_stream import shakespeare_stream
 
 __all__ = [
@@ -41,21 +51,31 @@ __all__ = [
     "SieveStreaming",
     "Stream",
     "StreamingRecommender",
+    "SwapPoolStreaming",
     "SwapStreaming",
     "brute_force_optimum",
+    "burst_stream",
+    "duplicates_stream",
     "expected_coverage",
     "marginal_gains",
     "offline_greedy",
+    "proved_ratio",
     "run",
     "shakespeare_stream",
     "survival",
     "synthetic_stream",
     "validate_schedule",
+    "worst_first_stream",
 ]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "optiforge.algorithms.submodular_streaming.adversarial": (
+            "burst_stream",
+            "duplicates_stream",
+            "worst_first_stream",
+        ),
         "optiforge.algorithms.submodular_streaming.coverage": (
             "Coverage",
             "expected_coverage",
@@ -66,7 +86,10 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.algorithms.submodular_streaming.known_visits": ("KnownVisitsSwap",),
         "optiforge.algorithms.submodular_streaming.linear_memory": ("LinearMemoryGreedy",),
         "optiforge.algorithms.submodular_streaming.offline": ("offline_greedy",),
-        "optiforge.algorithms.submodular_streaming.on_demand": ("OnDemandStreaming",),
+        "optiforge.algorithms.submodular_streaming.on_demand": (
+            "OnDemandStreaming",
+            "proved_ratio",
+        ),
         "optiforge.algorithms.submodular_streaming.protocol": (
             "RunResult",
             "StreamingRecommender",
@@ -76,6 +99,7 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.algorithms.submodular_streaming.sieve": ("SieveStreaming",),
         "optiforge.algorithms.submodular_streaming.stream": ("Stream", "synthetic_stream"),
         "optiforge.algorithms.submodular_streaming.swap": ("SwapStreaming",),
+        "optiforge.algorithms.submodular_streaming.swap_pool": ("SwapPoolStreaming",),
         "optiforge.algorithms.submodular_streaming.text_stream": ("shakespeare_stream",),
     },
 )

@@ -7,6 +7,7 @@ import pytest
 
 from optiforge.algorithms.submodular_streaming import (
     KnownVisitsSwap,
+    LinearMemoryGreedy,
     OnDemandStreaming,
     SieveStreaming,
     Stream,
@@ -24,6 +25,7 @@ CASES = [
     ("visits_bound", lambda: SieveStreaming(2, 5, 0)),
     ("num_visits", lambda: KnownVisitsSwap(2, 5, 0)),
     ("delta", lambda: OnDemandStreaming(2, 5, 3, delta=0.5)),
+    ("capacity", lambda: LinearMemoryGreedy(2, 5, capacity=0)),
     ("probs", lambda: expected_coverage(np.array([1.5]), np.ones((1, 2), dtype=bool))),
     ("probs", lambda: Stream(np.array([-0.1]), np.ones((1, 2), dtype=bool), np.array([1]))),
     ("probs", lambda: expected_coverage(np.array([np.nan]), np.ones((1, 2), dtype=bool))),
