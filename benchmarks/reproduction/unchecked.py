@@ -25,7 +25,6 @@ UNCHECKED: tuple[tuple[str, str, str], ...] = (
     ("fsnet", "34-441", OTHER_FILES),
     ("fsnet", "5-82", OTHER_FILES),
     ("statistical_tools", "0.5", OTHER_FILES),
-    ("submodular_streaming", "0.62-0.81", DERIVATION),
     ("learning_rules", "1e-8", OTHER_FILES),
     ("diverse", "23-37", DERIVATION),
 )
