@@ -360,8 +360,19 @@ def main(args: list[str] | None = None) -> OptiforgeCLI:
         sys.exit(2)
     if from_command_line:
         sys.argv[1:] = prepared  # LightningCLI reads sys.argv itself
-        return OptiforgeCLI()
+        cli = OptiforgeCLI()
+        finish_wandb_run()
+        return cli
     return OptiforgeCLI(args=prepared)
+
+
+def finish_wandb_run() -> None:
+    """Close the W&B run this process started, so that its closing lines (the `wandb sync`
+    hint) are printed now, as plain text when redirected; W&B's exit hook colours them even in
+    a file."""
+    wandb = sys.modules.get("wandb")
+    if wandb is not None and wandb.run is not None:
+        wandb.run.finish()
 
 
 def console_main() -> None:

@@ -42,7 +42,10 @@ def test_wandb_offline_run_records_config_metrics_and_checkpoint(tmp_path: Path)
         env={"WANDB_MODE": "offline"},
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "W&B: offline by request" in result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert "W&B: offline by request" in output
+    assert "wandb sync wandb/offline-run-" in output  # W&B's closing hint, plain text:
+    assert "\x1b[" not in output  # no ANSI codes in redirected output
     runs = list((tmp_path / "wandb").glob("offline-run-*"))
     assert len(runs) == 1
     records = read_records(next(runs[0].glob("run-*.wandb")))
