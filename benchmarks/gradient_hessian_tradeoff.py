@@ -135,6 +135,36 @@ def slope(rows: list[dict], floor: float) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
+def paper_floor_sentence(results: dict[str, list[dict]], short: bool = False) -> str:
+    """What φ's paper floor 32 does against restarted AGD, computed from the result rows (the
+    JSON's "results"): the docs and the README quote this sentence (`short` for the README),
+    and a test checks that they still match the published JSON."""
+    runs, wins, ratios = 0, [], []
+    for name, rows in results.items():
+        agd = next(r["gradient_calls"] for r in rows if r["method"] == "restarted AGD")
+        for r in rows:
+            if r["method"] != "Hessian-reuse AGD" or r["floor"] != PAPER_FLOOR:
+                continue
+            runs += 1
+            if r["converged"] and r["gradient_calls"] < agd:
+                wins.append(f"{name} at n_H = {r['n_H']} ({r['gradient_calls']} against {agd})")
+            elif r["converged"]:
+                ratios.append(r["gradient_calls"] / agd)
+    reached = len(wins) + len(ratios)
+    where = f": {'; '.join(wins)}" if wins else ""
+    count = f"fewer gradient queries than restarted AGD in {len(wins)} of"
+    if short:
+        return f"with the paper's floor 32, {count} {runs} runs{where}"
+    rest = ""
+    if ratios:
+        rest = f"; the other {len(ratios)} that reach ε need {min(ratios):.1f}-"
+        rest += f"{max(ratios):.0f}x AGD's count"
+    return (
+        f"With the paper's floor 32 the method reaches ε in {reached} of {runs} runs and needs "
+        f"{count} them{where}{rest}."
+    )
+
+
 def plot(results: dict, path: Path) -> None:
     """Gradient calls vs n_H per problem, the n_H^{-1/2} bound shape through the n_H = 1 run."""
     figure = new_figure(len(results), width=4.5, height=4.0)

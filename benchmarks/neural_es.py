@@ -43,6 +43,9 @@ from optiforge.problems.multiobjective.scalarization import tchebycheff
 METHODS: dict[str, Callable[[EvaluationBudget, int], dict[str, Any]]] = {
     "neural_es": run_neural_es,
     "neural_es_known_ideal": lambda budget, seed: run_neural_es(budget, seed, known_ideal=True),
+    "neural_es_authors": lambda budget, seed: run_neural_es(
+        budget, seed, hidden=1024, known_ideal=True
+    ),  # the authors' code defaults: a 2 x 1024 MLP, the rest as above
     "nsga2": lambda budget, seed: run_pymoo(budget, seed, "nsga2"),
     "moead": lambda budget, seed: run_pymoo(budget, seed, "moead"),
     "smsemoa": lambda budget, seed: run_pymoo(budget, seed, "smsemoa"),

@@ -2,9 +2,10 @@
 
 Two objectives in float64: the quadratic x^T A^T A x (d = 20, condition number of A^T A = 100)
 and the logistic loss of scikit-learn's digits 3-vs-8 (d = 64 pixels / 16, 357 images), each at
-a fixed random point x. For each perturbation step mu and estimator, M independent estimates:
-the telescoping constructions (Ma & Huang; v uniform on the sqrt(d) sphere, geometric c = 0.5
-and Zipf s = 3 schedules with the optimal pairing), the forward two-point estimator
+a fixed random point x. For each perturbation step mu and estimator, M independent estimates
+(each cell from its own seed, so no two cells share draws): the telescoping constructions
+(Ma & Huang; v uniform on the sqrt(d) sphere, geometric c = 0.5 and Zipf s = 3 schedules with
+the optimal pairing; drawn as tensors by `zo_batched.draw`), the forward two-point estimator
 (f(x + mu v) - f(x)) / mu * v and MeZO's central estimator with Gaussian z. Reported per cell:
 
 - directional bias: mean of P - v^T grad f(x) (the error of the scalar against the exact
@@ -14,7 +15,8 @@ and Zipf s = 3 schedules with the optimal pairing), the forward two-point estima
   subtracting it changes no mean and removes the direction-sampling noise of order sqrt(d));
 - relative MSE E|g_hat - grad f|^2 / |grad f|^2 and the mean number of function evaluations.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_bias [--samples 20000]
+    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_bias [--samples 300000] \
+        [--logistic-samples 100000]
 
 writes zeroth_order_bias.{json,md} and its figure.
 """
@@ -31,7 +33,8 @@ from sklearn.datasets import load_digits
 
 from benchmarks.figures import new_figure, save
 from benchmarks.harness import Benchmark, Column, Run, markdown_table
-from optiforge.optimizers.zo_estimators import evaluations, sample_terms
+from optiforge.optimizers.zo_batched import draw
+from optiforge.optimizers.zo_perturbation import derive_seed
 from optiforge.optimizers.zo_schedules import Geometric, Zipf
 
 MUS = (1e-3, 1e-2, 1e-1, 0.3, 1.0)
@@ -46,6 +49,7 @@ ESTIMATORS = (
     "central (MeZO)",
 )
 Objective = Callable[[torch.Tensor], torch.Tensor]  # points [k, d] -> values [k]
+CHUNK = 20000  # draws evaluated at once
 
 
 def quadratic(d: int = 20, condition: float = 100.0) -> tuple[Objective, torch.Tensor]:
@@ -77,62 +81,90 @@ def gradient(f: Objective, x: torch.Tensor) -> torch.Tensor:
 
 
 def estimates(
-    name: str, f: Objective, x: torch.Tensor, mu: float, samples: int, seed: int
-) -> tuple[torch.Tensor, torch.Tensor, float]:
-    """M scalar estimates P_i, their directions v_i [M, d], and the mean evaluations."""
-    generator = torch.Generator().manual_seed(seed)
+    name: str, f: Objective, x: torch.Tensor, mu: float, samples: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`samples` scalar estimates P_i, their directions v_i [samples, d] and the evaluations of
+    each draw."""
     d = x.numel()
     z = torch.randn(samples, d, generator=generator, dtype=torch.float64)
     if name == "central (MeZO)":
         points = torch.cat([x + mu * z, x - mu * z])
         values = f(points).view(2, samples)
-        return (values[0] - values[1]) / (2 * mu), z, 2.0
+        return (values[0] - values[1]) / (2 * mu), z, torch.full((samples,), 2.0)
     v = z * (math.sqrt(d) / z.norm(dim=1, keepdim=True))
     if name == "two-point forward":
         values = f(torch.cat([x[None], x + mu * v]))
-        return (values[1:] - values[0]) / mu, v, 2.0
+        return (values[1:] - values[0]) / mu, v, torch.full((samples,), 2.0)
     construction, schedule_name = name.split()
     schedule = Zipf(mu, 3.0) if schedule_name == "zipf" else Geometric(mu, 0.5)
-    draws = [sample_terms(construction, schedule, generator) for _ in range(samples)]
-    rows = torch.tensor([i for i, terms in enumerate(draws) for _ in terms])
-    offsets = torch.tensor([t for terms in draws for t, _ in terms], dtype=torch.float64)
-    coefficients = torch.tensor([c for terms in draws for _, c in terms], dtype=torch.float64)
-    values = f(x + offsets[:, None] * v[rows])
-    scalars = torch.zeros(samples, dtype=torch.float64).index_add_(0, rows, coefficients * values)
-    return scalars, v, sum(evaluations(t) for t in draws) / samples
+    draws = draw(construction, schedule, samples, generator)
+    values = torch.empty(samples, 4, dtype=torch.float64)
+    values[:, 0] = f(x[None])[0]
+    for slot in (1, 2, 3):
+        values[:, slot] = f(x + draws.offsets[:, slot, None] * v)
+    return (draws.coefficients * values).sum(1), v, draws.evaluations().double()
 
 
-def summarize(
+def per_draw(
     scalars: torch.Tensor, directions: torch.Tensor, grad: torch.Tensor
-) -> dict[str, float]:
-    """Directional and along-gradient bias with 95 % half-widths, and the relative MSE."""
-    errors = scalars - directions @ grad
+) -> dict[str, torch.Tensor]:
+    """Per draw: P - v^T grad f; its along-gradient part (P - v^T grad f) v^T grad f / |grad f|^2
+    ((g_hat - (v.g) v) . g / |g|^2: the same mean as (g_hat - g) . g / |g|^2, since
+    E[(v.g) v] = g, without the direction-sampling noise); |g_hat - g|^2 / |g|^2."""
     exact = directions @ grad
+    errors = scalars - exact
     g_hat = scalars[:, None] * directions
-    along = errors * exact / grad.dot(grad)  # (g_hat - (v.g) v) . g / |g|^2, same mean, less noise
-    root = math.sqrt(scalars.numel())
     return {
-        "directional_bias": float(errors.mean()),
-        "directional_ci95": 1.96 * float(errors.std()) / root,
-        "gradient_bias": float(along.mean()),
-        "gradient_ci95": 1.96 * float(along.std()) / root,
-        "relative_mse": float((g_hat - grad).square().sum(1).mean() / grad.dot(grad)),
+        "directional": errors,
+        "along": errors * exact / grad.dot(grad),
+        "squared": (g_hat - grad).square().sum(1) / grad.dot(grad),
     }
 
 
-def bias_rows(samples: int) -> list[dict[str, object]]:
+def summarize(parts: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Directional and along-gradient bias with 95 % half-widths, and the relative MSE."""
+    root = math.sqrt(parts["directional"].numel())
+    return {
+        "directional_bias": float(parts["directional"].mean()),
+        "directional_ci95": 1.96 * float(parts["directional"].std()) / root,
+        "gradient_bias": float(parts["along"].mean()),
+        "gradient_ci95": 1.96 * float(parts["along"].std()) / root,
+        "relative_mse": float(parts["squared"].mean()),
+    }
+
+
+def cell(
+    name: str, f: Objective, x: torch.Tensor, grad: torch.Tensor, mu: float, samples: int,
+    seed: int,
+) -> dict[str, float]:  # fmt: skip
+    """One (problem, mu, estimator) cell from its own generator, drawn in chunks."""
+    generator = torch.Generator().manual_seed(seed)
+    chunks: dict[str, list[torch.Tensor]] = {"directional": [], "along": [], "squared": []}
+    evaluations = 0.0
+    for start in range(0, samples, CHUNK):
+        size = min(CHUNK, samples - start)
+        scalars, directions, evals = estimates(name, f, x, mu, size, generator)
+        for key, values in per_draw(scalars, directions, grad).items():
+            chunks[key].append(values)
+        evaluations += float(evals.sum())
+    stats = summarize({key: torch.cat(values) for key, values in chunks.items()})
+    return {"evals": evaluations / samples, **stats}
+
+
+def bias_rows(samples: dict[str, int]) -> list[dict[str, object]]:
+    """Every (problem, mu, estimator) cell, each from an independent seed; `samples` estimates
+    per cell of each problem."""
     rows = []
-    for problem, (f, x) in {"quadratic": quadratic(), "logistic": logistic()}.items():
+    problems = {"quadratic": quadratic(), "logistic": logistic()}
+    for problem_index, (problem, (f, x)) in enumerate(problems.items()):
         grad = gradient(f, x)
-        for mu in MUS:
+        for mu_index, mu in enumerate(MUS):
             for index, name in enumerate(ESTIMATORS):
-                scalars, directions, evals = estimates(name, f, x, mu, samples, seed=index)
-                stats = summarize(scalars, directions, grad)
-                rows.append(
-                    {"problem": problem, "mu": mu, "estimator": name, "evals": evals, **stats}
-                )
+                seed = derive_seed(problem_index, mu_index, index)
+                stats = cell(name, f, x, grad, mu, samples[problem], seed)
+                rows.append({"problem": problem, "mu": mu, "estimator": name, **stats})
                 print(
-                    f"{problem:9s} mu={mu:<6g} {name:18s} evals={evals:4.2f} "
+                    f"{problem:9s} mu={mu:<6g} {name:18s} evals={stats['evals']:4.2f} "
                     f"dir.bias={stats['directional_bias']:+.3e}±{stats['directional_ci95']:.1e} "
                     f"grad.bias={stats['gradient_bias']:+.3e}±{stats['gradient_ci95']:.1e} "
                     f"rel.MSE={stats['relative_mse']:.3e}"
@@ -158,6 +190,35 @@ INTRO = (
 )
 
 
+def contrasts(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Per (problem, mu) and P4 / P3 estimator: is its directional bias told apart from the
+    forward two-point one's? Resolved when the two 95 % intervals do not overlap."""
+    forward = {(r["problem"], r["mu"]): r for r in rows if r["estimator"] == "two-point forward"}
+    found = []
+    for r in rows:
+        if str(r["estimator"]).split()[0] not in ("P4", "P3"):
+            continue
+        other = forward[(r["problem"], r["mu"])]
+        gap = abs(float(other["directional_bias"]) - float(r["directional_bias"]))
+        found.append({
+            "problem": r["problem"], "mu": r["mu"], "estimator": r["estimator"],
+            "bias": r["directional_bias"], "ci95": r["directional_ci95"],
+            "forward_bias": other["directional_bias"], "forward_ci95": other["directional_ci95"],
+            "resolved": gap > float(r["directional_ci95"]) + float(other["directional_ci95"]),
+        })  # fmt: skip
+    return found
+
+
+CONTRAST_COLUMNS = [
+    Column("problem", "problem"),
+    Column("mu", "mu", "g"),
+    Column("estimator", "estimator"),
+    Column("its directional bias", lambda r: f"{r['bias']:+.2e} ± {r['ci95']:.1e}"),
+    Column("forward two-point", lambda r: f"{r['forward_bias']:+.2e} ± {r['forward_ci95']:.1e}"),
+    Column("intervals apart", "resolved"),
+]
+
+
 def plot(rows: list[dict[str, object]], path: Path) -> Path:
     """|directional bias| against mu per estimator (P2 / P1 left out: no finite mean)."""
     figure = new_figure(2)
@@ -176,20 +237,31 @@ def plot(rows: list[dict[str, object]], path: Path) -> Path:
 
 @dataclass(frozen=True)
 class Config:
-    samples: int = 20000  # estimates per cell
+    samples: int = 300_000  # estimates per cell on the quadratic
+    logistic_samples: int = 100_000  # per cell on the logistic loss (357 samples per evaluation)
 
 
 def main(run: Run, args: Config) -> None:
-    rows = bias_rows(args.samples)
-    title = f"# Zeroth-order estimator bias ({args.samples} estimates per cell, float64)"
-    payload = {"samples": args.samples, "mus": list(MUS), "rows": rows}
-    run.write(
-        "zeroth_order_bias", payload, f"{title}\n\n{INTRO}\n\n{markdown_table(rows, COLUMNS)}"
+    samples = {"quadratic": args.samples, "logistic": args.logistic_samples}
+    rows = bias_rows(samples)
+    title = (
+        f"# Zeroth-order estimator bias ({args.samples} estimates per cell on the quadratic, "
+        f"{args.logistic_samples} on the logistic loss, float64)"
     )
+    apart = contrasts(rows)
+    payload = {"samples": samples, "mus": list(MUS), "rows": rows, "contrasts": apart}
+    text = (
+        f"{title}\n\n{INTRO}\n\n{markdown_table(rows, COLUMNS)}\n\n"
+        "Telescoping against forward two-point directional bias (95 % intervals apart or not):"
+        f"\n\n{markdown_table(apart, CONTRAST_COLUMNS)}"
+    )
+    run.write("zeroth_order_bias", payload, text)
     plot(rows, run.figure("zeroth_order_bias.png"))
 
 
-BENCHMARK = Benchmark("zeroth_order_bias", main, Config, smoke=dict(samples=50))
+BENCHMARK = Benchmark(
+    "zeroth_order_bias", main, Config, smoke=dict(samples=50, logistic_samples=50)
+)
 
 if __name__ == "__main__":
     BENCHMARK.main()

@@ -36,6 +36,19 @@ class Geometric:
         u = 1.0 - torch.rand((), generator=generator, dtype=torch.float64).item()
         return 1 + math.floor(math.log(u) / math.log(self.ratio))
 
+    def mus(self, n: torch.Tensor) -> torch.Tensor:
+        """mu_n for a tensor of n (float64)."""
+        return self.mu1 * self.ratio ** (n.double() - 1.0)
+
+    def probs(self, n: torch.Tensor) -> torch.Tensor:
+        """P(N = n) for a tensor of n (float64)."""
+        return (1.0 - self.ratio) * self.ratio ** (n.double() - 1.0)
+
+    def sample_batch(self, count: int, generator: torch.Generator) -> torch.Tensor:
+        """`count` independent N (int64) by the same inversion."""
+        u = 1.0 - torch.rand(count, generator=generator, dtype=torch.float64)
+        return 1 + torch.floor(torch.log(u) / math.log(self.ratio)).long()
+
 
 class Zipf:
     """p_n = n^-s / zeta(s), mu_n = mu_1 zeta(s, n) / zeta(s) (Hurwitz zeta: the tail P(N >= n)).
@@ -63,6 +76,30 @@ class Zipf:
     def prob(self, n: int) -> float:
         """P(N = n)."""
         return n ** (-self.exponent) / self._zeta
+
+    def mus(self, n: torch.Tensor) -> torch.Tensor:
+        """mu_n for a tensor of n (float64)."""
+        s = torch.tensor(self.exponent, dtype=torch.float64)
+        return self.mu1 * torch.special.zeta(s, n.double()) / self._zeta
+
+    def probs(self, n: torch.Tensor) -> torch.Tensor:
+        """P(N = n) for a tensor of n (float64)."""
+        return n.double() ** (-self.exponent) / self._zeta
+
+    def sample_batch(self, count: int, generator: torch.Generator) -> torch.Tensor:
+        """`count` independent N (int64) by Devroye's rejection, redrawing the rejected ones."""
+        am1 = self.exponent - 1.0
+        b = 2.0**am1
+        found = torch.zeros(count, dtype=torch.long)
+        todo = torch.arange(count)
+        while todo.numel():
+            u, v = torch.rand(2, todo.numel(), generator=generator, dtype=torch.float64)
+            x = torch.floor((1.0 - u) ** (-1.0 / am1))
+            t = (1.0 + 1.0 / x) ** am1
+            keep = (x >= 1) & (x < 2.0**62) & (v * x * (t - 1.0) / (b - 1.0) <= t / b)
+            found[todo[keep]] = x[keep].long()
+            todo = todo[~keep]
+        return found
 
     def sample(self, generator: torch.Generator) -> int:
         """One N by Devroye's rejection method (exact; the one numpy's `zipf` uses)."""

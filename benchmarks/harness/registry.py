@@ -55,6 +55,7 @@ NAMES: tuple[str, ...] = (
     "zeroth_order_bias",
     "zeroth_order_cost",
     "zeroth_order_finetune",
+    "zeroth_order_mse",
 )
 
 

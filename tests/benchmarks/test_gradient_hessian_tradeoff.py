@@ -1,8 +1,9 @@
 """Trade-off benchmark pieces: the test functions' known values and the chain's gradient lower
-bound, and the fitted log-log slope."""
+bound, the fitted log-log slope, and the docs' summary sentences against the published JSON."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -10,7 +11,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.gradient_hessian_tradeoff import slope
+from benchmarks.gradient_hessian_tradeoff import paper_floor_sentence, slope
+from benchmarks.harness.record import ROOT
+from benchmarks.harness.registry import RESULTS
 from benchmarks.nonconvex_functions import (
     carmon_chain,
     digits_mlp_loss,
@@ -67,3 +70,37 @@ def test_slope_recovers_the_exponent() -> None:
     rows.append({**rows[0], "n_H": 16, "gradient_calls": 10**6, "converged": False})
     assert slope(rows, 1.0) == pytest.approx(-0.5)
     assert slope(rows, 32.0) is None
+
+
+def test_floor_sentences_in_the_docs_match_the_published_results() -> None:
+    """The docs' and the README's statements about the paper's floor 32 are the ones
+    `paper_floor_sentence` computes from benchmarks/results/gradient_hessian_tradeoff.json."""
+    results = json.loads((RESULTS / "gradient_hessian_tradeoff.json").read_text())["results"]
+    docs = " ".join((ROOT / "docs" / "gradient_hessian_tradeoff.md").read_text().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert paper_floor_sentence(results) in docs
+    assert paper_floor_sentence(results, short=True) in readme
+
+
+def test_floor_sentence_counts_wins_against_agd() -> None:
+    """Hand-built rows: one floor-32 run beats AGD's 100 calls, one needs 3x, one fails."""
+    rows = [
+        {"method": "restarted AGD", "floor": None, "n_H": 0, "converged": True,
+         "gradient_calls": 100},
+        {"method": "Hessian-reuse AGD", "floor": 32.0, "n_H": 1, "converged": True,
+         "gradient_calls": 300},
+        {"method": "Hessian-reuse AGD", "floor": 32.0, "n_H": 2, "converged": True,
+         "gradient_calls": 60},
+        {"method": "Hessian-reuse AGD", "floor": 32.0, "n_H": 4, "converged": False,
+         "gradient_calls": 50},
+        {"method": "Hessian-reuse AGD", "floor": 1.0, "n_H": 1, "converged": True,
+         "gradient_calls": 10},
+    ]  # fmt: skip
+    assert paper_floor_sentence({"toy": rows}) == (
+        "With the paper's floor 32 the method reaches ε in 2 of 3 runs and needs fewer gradient "
+        "queries than restarted AGD in 1 of them: toy at n_H = 2 (60 against 100); the other 1 "
+        "that reach ε need 3.0-3x AGD's count."
+    )
+    assert paper_floor_sentence({"toy": rows[:2]}, short=True) == (
+        "with the paper's floor 32, fewer gradient queries than restarted AGD in 0 of 1 runs"
+    )

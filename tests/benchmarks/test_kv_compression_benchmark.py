@@ -41,5 +41,5 @@ def test_char_tokenizer_and_passages_match_the_text() -> None:
     assert ids == [vocab.index(c) for c in text] and tokenizer.decode(ids) == text
     for context, question, truth in passages(text, 3, 40, 10):
         assert context.endswith("\n") and len(context) == 40 and "\n" not in question
-        assert text.index(context + question + "\n" + truth) >= 0
+        assert context + question + "\n" + truth in text and len(truth) == 10
     assert agreement("abcx", "abcd") == 0.75

@@ -45,3 +45,15 @@ def test_neural_es_respects_the_budget_and_reruns_reproduce() -> None:
         runs.append(budget)
     assert runs[0].used == 248
     assert torch.equal(runs[0].archive.f, runs[1].archive.f)
+
+
+def test_authors_defaults_method_builds_the_authors_model() -> None:
+    """`neural_es_authors` is the authors' 2 x 1024 set model with the known ideal point (the
+    origin): a budget below one step (K N = 10 x 7 at D = 32) returns it untrained."""
+    from benchmarks.neural_es import METHODS
+
+    budget = EvaluationBudget(make_problem("psl1", 32), 10, out_of_box="penalty")
+    result = METHODS["neural_es_authors"](budget, 0)
+    widths = [layer.out_features for layer in result["model"].body if hasattr(layer, "weight")]
+    assert widths == [1024, 1024] and budget.used == 0
+    assert torch.equal(result["ideal"], torch.zeros(2, dtype=torch.float64))
