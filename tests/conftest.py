@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Under pytest-xdist (the default `-n auto`) each worker computes on one thread, and so do the
+# processes it starts: the workers share the cores instead of oversubscribing them.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ["OMP_NUM_THREADS"] = "1"
+
 from tests.devices import DEVICES
 from tests.installed_copy import InstalledCopy, install_copy
 
@@ -40,3 +45,10 @@ def device(request: pytest.FixtureRequest) -> str:
     """The device a test runs on: every test taking this fixture runs on CPU and, where a GPU is
     available, again on CUDA (select those runs with `-k cuda`)."""
     return request.param
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests of the installed copy share one worker, so the project is installed once."""
+    for item in items:
+        if "installed_copy" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("installed_copy"))
