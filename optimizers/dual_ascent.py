@@ -250,7 +250,7 @@ class DualAscent(nn.Module):
     def _mean_residual(self) -> torch.Tensor:
         if self._residual_sum is None:
             raise RuntimeError("DualAscent.step: no residuals recorded since the last dual step")
-        mean = (self._residual_sum / self._residual_count).to(self.flat.device)
+        mean = (self._residual_sum / self._residual_count).to(self.flat)
         if self.sync_residuals and dist.is_available() and dist.is_initialized():
             dist.all_reduce(mean, op=dist.ReduceOp.SUM)
             mean /= dist.get_world_size()
