@@ -133,6 +133,32 @@ def test_gradient_accumulation_steps_the_duals_once_per_optimizer_step(tmp_path:
     torch.testing.assert_close(accumulated.duals.flat, plain.duals.flat)
 
 
+class ManualSteps(NormOnSimplex):
+    """Manual optimization: the module steps both optimizers itself."""
+
+    def __init__(self) -> None:
+        super().__init__(duals=DualAscent(dual_lr=0.1))
+        self.automatic_optimization = False
+
+    def training_step(self, batch: Any, batch_idx: int) -> torch.Tensor:
+        optimizer = self.optimizers()
+        lagrangian = super().training_step(batch, batch_idx)
+        optimizer.zero_grad()
+        self.manual_backward(lagrangian)
+        optimizer.step()
+        self.dual_step()
+        return lagrangian
+
+
+def test_manual_optimization_calls_dual_step_itself(tmp_path: Path) -> None:
+    """The same 300 steps by hand reach the same KKT point, one dual step per step."""
+    module = ManualSteps()
+    trainer(tmp_path, epochs=3).fit(module)
+    assert module.duals.dual_steps == 300
+    torch.testing.assert_close(module.x.detach(), torch.full((SIZE,), 0.25, dtype=torch.float64))
+    torch.testing.assert_close(module.duals.multipliers["sum"], torch.tensor([-0.5]).double())
+
+
 class PlainLoss(NormOnSimplex):
     """Returns the objective alone (like a penalty mode): the duals never move."""
 
