@@ -20,6 +20,8 @@ from optiforge.lightning_modules.constrained.fair_classifier import (
     parity_residuals,
 )
 from optiforge.optimizers import DualAscent
+from tests.cli_helpers import PROJECT_ROOT, run_train_py
+from tests.wandb_offline_reader import history_values, read_records
 
 
 def sigmoid(value: float) -> float:
@@ -172,3 +174,33 @@ def test_constrained_fit_shrinks_the_held_out_parity_gap(tmp_path: Path) -> None
         constrained.callback_metrics["test/acc"]
     )
     assert accuracy_drop < 0.03
+
+
+@pytest.mark.slow
+def test_multipliers_and_residuals_reach_wandb_offline(tmp_path: Path) -> None:
+    """`train.py fit` on the COMPAS parity config logs every multiplier and residual to W&B
+    every 5 of 20 steps, and the dual steps move the multipliers."""
+    result = run_train_py(
+        "fit",
+        "--config",
+        str(PROJECT_ROOT / "configs" / "constrained" / "compas_fair_logreg.yaml"),
+        "--trainer.max_epochs",
+        "1",
+        "--data.full_batch_steps",
+        "20",
+        "--trainer.log_every_n_steps",
+        "5",
+        "--test_after_fit",
+        "false",
+        cwd=tmp_path,
+        env={"WANDB_MODE": "offline"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = read_records(next(tmp_path.glob("wandb/offline-run-*/run-*.wandb")))
+    for name, size in (("parity_race", 4), ("parity_sex", 2)):
+        for index in range(size):
+            for kind in ("multiplier", "residual"):
+                values = history_values(records, f"constraints/{name}/{kind}_{index}")
+                assert len(values) == 4, (name, kind, index)
+        multipliers = history_values(records, f"constraints/{name}/multiplier_0")
+        assert multipliers[-1] != multipliers[0]  # the dual step moved it
