@@ -52,14 +52,13 @@ METRICS = ("acc", "parity_gap/race", "parity_gap/sex", "parity_residual_max/race
 
 def methods() -> dict[str, list[str]]:
     """CLI overrides per method (the config itself is the primal-dual method)."""
-    table = {"unconstrained": ["--model.constraint_mode", "none", "--trainer.callbacks=[]"]}
+    table = {"unconstrained": ["--model.constraint_mode", "none"]}
     for weight in PENALTY_WEIGHTS:
         table[f"penalty w={weight:g}"] = [
             "--model.constraint_mode",
             "penalty",
             "--model.penalty_weight",
             str(weight),
-            "--trainer.callbacks=[]",
         ]
     table["equality-constrained (ours)"] = []
     return table

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from optiforge.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from optiforge.callbacks.dual_updates import DualUpdates, lagrangian_step, require_dual_updates
     from optiforge.callbacks.fit_summary import FitSummary
     from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
     from optiforge.callbacks.model_summary import CompactModelSummary
@@ -18,9 +17,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CompactModelSummary",
-    "DualUpdates",
-    "lagrangian_step",
-    "require_dual_updates",
     "FitSummary",
     "LatestCheckpoint",
     "LoggerSaveConfigCallback",
@@ -33,11 +29,6 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "optiforge.callbacks.dual_updates": (
-            "DualUpdates",
-            "lagrangian_step",
-            "require_dual_updates",
-        ),
         "optiforge.callbacks.fit_summary": ("FitSummary",),
         "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
         "optiforge.callbacks.model_summary": ("CompactModelSummary",),

@@ -49,14 +49,20 @@ def _shown(keys: list[str]) -> str:
 
 
 def weights_mismatch(state: dict[str, Tensor], module: nn.Module) -> str | None:
-    """Why `state` cannot be loaded strictly into `module` (None when it can)."""
+    """Why `state` cannot be loaded strictly into `module` (None when it can). A buffer with no
+    elements is created on the first batch and sized by a loaded state (e.g. the multipliers
+    of `optiforge.optimizers.DualAscent`), so its size is not compared."""
     own = module.state_dict()
+    sized_on_load = {name for name, buffer in module.named_buffers() if buffer.numel() == 0}
     missing = [key for key in own if key not in state]
     unexpected = [key for key in state if key not in own]
     resized = [
         f"{key} {tuple(state[key].shape)} vs {tuple(value.shape)}"
         for key, value in own.items()
-        if key in state and isinstance(state[key], Tensor) and state[key].shape != value.shape
+        if key in state
+        and key not in sized_on_load
+        and isinstance(state[key], Tensor)
+        and state[key].shape != value.shape
     ]
     reasons = [
         f"{label}: {_shown(keys)}"

@@ -309,8 +309,7 @@ class OptiforgeCLI(LightningCLI):
 
     def instantiate_trainer(self, **kwargs: Any) -> Trainer:
         """Refuse a `--ckpt_path` whose weights do not fit the model, then build the trainer
-        (called once model and data exist; the trainer prints, so the check comes first), and
-        let fit's callbacks that have a `check_module(model)` refuse the model."""
+        (called once model and data exist; the trainer prints, so the check comes first)."""
         checkpoint, self.checkpoint = self.checkpoint, None  # not kept through training
         if checkpoint is not None and not is_overridden("configure_model", self.model):
             from optiforge.lightning_modules.weights_file import weights_mismatch
@@ -321,15 +320,7 @@ class OptiforgeCLI(LightningCLI):
                     f"ckpt_path: the checkpoint's weights do not fit this "
                     f"{type(self.model).__name__} ({mismatch})"
                 )
-        trainer = super().instantiate_trainer(**kwargs)
-        for callback in trainer.callbacks if self.subcommand == "fit" else []:
-            check_module = getattr(callback, "check_module", None)  # e.g. DualUpdates' contract
-            if check_module is not None:
-                try:
-                    check_module(self.model)
-                except USER_ERRORS as error:
-                    self._parser(self.subcommand).error(user_error_message(error))
-        return trainer
+        return super().instantiate_trainer(**kwargs)
 
     def after_fit(self) -> None:
         """Test the best checkpoint (else the final weights) and print the test metrics."""

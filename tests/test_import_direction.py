@@ -1,14 +1,13 @@
 """Imports only go down the layers, never sideways or into an ancestor package, and never cycle.
 
 Layers: `train.py, configs -> lightning_modules, datamodules, callbacks -> optimizers, problems,
-algorithms -> torch/numpy`. Inside the middle layer datamodules and lightning_modules never
-import each other; lightning_modules may import callbacks (a module may require its callback, as
-the constrained modules require DualUpdates), callbacks never import lightning_modules or
-datamodules (they serve any Lightning project's modules). The standard-library helper
-`lazy_exports` is below everything. Every import counts: module level, inside functions, under
-TYPE_CHECKING, and the modules named in a package's lazy re-export table. Every first-party
-import is under the installed namespace (`optiforge.optimizers`, never a bare `optimizers`),
-everywhere: packages, train.py, benchmarks and tests.
+algorithms -> torch/numpy`. Inside the middle layer datamodules, lightning_modules and callbacks
+never import each other: callbacks serve any Lightning project's modules, and what two of them
+share lives in the layer below. The standard-library helper `lazy_exports` is below everything.
+Every import counts: module level, inside functions, under TYPE_CHECKING, and the modules named
+in a package's lazy re-export table. Every first-party import is under the installed namespace
+(`optiforge.optimizers`, never a bare `optimizers`), everywhere: packages, train.py, benchmarks
+and tests.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 BOTTOM = {"optimizers", "problems", "algorithms"}
 ALLOWED: dict[str, set[str]] = {
-    "lightning_modules": {"callbacks"} | BOTTOM,
+    "lightning_modules": set(BOTTOM),
     "datamodules": set(BOTTOM),
     "callbacks": set(BOTTOM),
     "optimizers": set(),

@@ -1,4 +1,5 @@
-"""Equality-constrained learning experiments (Barthakur & Chamon): fairness, PINN, interpolation."""
+"""Equality-constrained learning (Barthakur & Chamon): `LagrangianMixin` for any LightningModule,
+and its experiments: fairness, PINN, interpolation."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ if TYPE_CHECKING:
     from optiforge.lightning_modules.constrained.interpolating_classifier import (
         InterpolatingClassifier,
     )
+    from optiforge.lightning_modules.constrained.lagrangian import LagrangianMixin
 
-__all__ = ["ConvectionPINN", "FairClassifier", "InterpolatingClassifier"]
+__all__ = ["ConvectionPINN", "FairClassifier", "InterpolatingClassifier", "LagrangianMixin"]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -23,5 +25,6 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.lightning_modules.constrained.interpolating_classifier": (
             "InterpolatingClassifier",
         ),
+        "optiforge.lightning_modules.constrained.lagrangian": ("LagrangianMixin",),
     },
 )

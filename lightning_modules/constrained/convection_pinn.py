@@ -5,7 +5,7 @@ u(0, t) = u(2 pi, t); exact solution u = sin(x - beta t). The PINN baseline mini
 lambda_pde * PDE + lambda_ic * IC + lambda_bc * BC (mean squared residuals; the paper's
 weights are (1, 100, 100)). The equality-constrained formulation (Barthakur & Chamon) minimizes
 the PDE residual subject to IC = 0 and BC = 0, two scalar equality constraints enforced by
-`optiforge.callbacks.DualUpdates`.
+`LagrangianMixin`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import lightning as L
 import torch
 from torch import nn
 
-from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
+from optiforge.lightning_modules.constrained.lagrangian import LagrangianMixin
 from optiforge.optimizers.constraint_residual import equality
+from optiforge.optimizers.dual_ascent import DualAscent
 from optiforge.problems.convection import X_MAX
 
 PINNMode = Literal["penalty", "lagrangian"]
@@ -61,7 +62,7 @@ def convection_residuals(
     return {"pde": pde, "ic": ic, "bc": bc}
 
 
-class ConvectionPINN(L.LightningModule):
+class ConvectionPINN(LagrangianMixin, L.LightningModule):
     """MLP u(x, t) trained on the convection equation (batches from `ConvectionDataModule`).
 
     Validation/test log `rel_l2` = ||u - u*|| / ||u*|| on the grid; test also logs the largest
@@ -73,8 +74,9 @@ class ConvectionPINN(L.LightningModule):
         hidden_layers: tanh hidden layers (paper: 4).
         width: units per hidden layer (paper: 50).
         constraint_mode: "penalty" (weighted PINN loss) or "lagrangian" (IC = 0 and BC = 0 as
-            equality constraints; needs the `optiforge.callbacks.DualUpdates` callback).
+            equality constraints, enforced by `duals`).
         pde_weight, ic_weight, bc_weight: penalty weights ("penalty" mode).
+        duals: the dual ascent of "lagrangian" mode (see `LagrangianMixin`).
     """
 
     def __init__(
@@ -86,8 +88,9 @@ class ConvectionPINN(L.LightningModule):
         pde_weight: float = 1.0,
         ic_weight: float = 100.0,
         bc_weight: float = 100.0,
+        duals: DualAscent | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(duals=duals)
         if constraint_mode not in ("penalty", "lagrangian"):
             raise ValueError(
                 "model.constraint_mode must be one of ['lagrangian', 'penalty'], "
@@ -105,7 +108,7 @@ class ConvectionPINN(L.LightningModule):
         ):
             if not value >= 0:
                 raise ValueError(f"model.{name} must be >= 0, got {value}")
-        self.save_hyperparameters()
+        self.save_hyperparameters(ignore=["duals"])
         self.net = tanh_mlp(hidden_layers, width)
         self.beta = beta
         self.constraint_mode = constraint_mode
@@ -113,18 +116,13 @@ class ConvectionPINN(L.LightningModule):
         self._squared_error = torch.zeros(())
         self._squared_norm = torch.zeros(())
 
-    def on_fit_start(self) -> None:
-        if self.constraint_mode == "lagrangian":
-            require_dual_updates(self.trainer, "ConvectionPINN")
-
     def forward(self, points: torch.Tensor) -> torch.Tensor:
         """u at points [N, 2] of (x, t), shape [N]."""
         return self.net(points).squeeze(-1)
 
-    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
-    ) -> torch.Tensor | dict[str, object]:
+    ) -> torch.Tensor:
         residuals = convection_residuals(self.net, *batch, beta=self.beta)
         self.log_dict({f"train/{name}": value for name, value in residuals.items()})
         if self.constraint_mode == "lagrangian":
@@ -132,8 +130,8 @@ class ConvectionPINN(L.LightningModule):
                 "initial": equality(residuals["ic"]),
                 "boundary": equality(residuals["bc"]),
             }
-            self.log("train/loss", residuals["pde"])  # the objective; DualUpdates logs the rest
-            return {"loss": residuals["pde"], "constraints": constraints}
+            self.log("train/loss", residuals["pde"])  # the objective; the mixin logs the rest
+            return self.lagrangian(residuals["pde"], constraints)
         loss = sum(self.weights[name] * value for name, value in residuals.items())
         self.log("train/loss", loss)
         return loss

@@ -17,9 +17,10 @@ import lightning as L
 import torch
 import torch.nn.functional as F
 
-from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
 from optiforge.lightning_modules.classifier_nets import mlp
-from optiforge.optimizers.constraint_residual import ConstraintResidual, equality
+from optiforge.lightning_modules.constrained.lagrangian import LagrangianMixin
+from optiforge.optimizers.constraint_residual import equality
+from optiforge.optimizers.dual_ascent import DualAscent
 
 ConstraintMode = Literal["none", "penalty", "lagrangian"]
 
@@ -66,7 +67,7 @@ def fairness_metrics(
     return metrics
 
 
-class FairClassifier(L.LightningModule):
+class FairClassifier(LagrangianMixin, L.LightningModule):
     """Binary classifier (logistic regression or MLP) with per-group demographic parity.
 
     The group structure comes from the datamodule (`group_names`, e.g. `CompasFairnessDataModule`),
@@ -76,10 +77,10 @@ class FairClassifier(L.LightningModule):
         num_features: input width.
         hidden_sizes: MLP hidden widths; empty = logistic regression.
         constraint_mode: "none" (plain ERM), "penalty" (loss + penalty_weight * sum_g h_g^2),
-            or "lagrangian" (each h_g = 0 an equality constraint enforced by the
-            `optiforge.callbacks.DualUpdates` callback, which must be configured).
+            or "lagrangian" (each h_g = 0 an equality constraint enforced by `duals`).
         penalty_weight: weight of the squared-residual penalty ("penalty" mode only).
         temperature: T of the smoothed positive indicator.
+        duals: the dual ascent of "lagrangian" mode (see `LagrangianMixin`).
     """
 
     def __init__(
@@ -89,8 +90,9 @@ class FairClassifier(L.LightningModule):
         constraint_mode: ConstraintMode = "lagrangian",
         penalty_weight: float = 0.0,
         temperature: float = 8.0,
+        duals: DualAscent | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(duals=duals)
         if constraint_mode not in ("none", "penalty", "lagrangian"):
             raise ValueError(
                 "model.constraint_mode must be one of ['lagrangian', 'none', 'penalty'], "
@@ -104,7 +106,7 @@ class FairClassifier(L.LightningModule):
             raise ValueError("model.penalty_weight must be > 0 when constraint_mode is 'penalty'")
         if not temperature > 0:
             raise ValueError(f"model.temperature must be > 0, got {temperature}")
-        self.save_hyperparameters()
+        self.save_hyperparameters(ignore=["duals"])
         self.net = mlp((num_features,), 1, tuple(hidden_sizes), dropout=0.0)
         self.constraint_mode = constraint_mode
         self.penalty_weight = penalty_weight
@@ -121,10 +123,6 @@ class FairClassifier(L.LightningModule):
             )
         self.group_names = dict(datamodule.group_names)
 
-    def on_fit_start(self) -> None:
-        if self.constraint_mode == "lagrangian":
-            require_dual_updates(self.trainer, "FairClassifier")
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Probability of the positive class, [B]."""
         return torch.sigmoid(self.net(x).squeeze(-1))
@@ -138,10 +136,9 @@ class FairClassifier(L.LightningModule):
             for column, (attribute, names) in enumerate(self.group_names.items())
         }
 
-    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
-    ) -> torch.Tensor | dict[str, torch.Tensor | dict[str, ConstraintResidual]]:
+    ) -> torch.Tensor:
         x, y, groups = batch
         logits = self.net(x).squeeze(-1)
         loss = F.binary_cross_entropy_with_logits(logits, y.to(logits.dtype))
@@ -151,7 +148,7 @@ class FairClassifier(L.LightningModule):
             self.log(f"train/parity_residual_max/{attribute}", residual.detach().abs().max())
         if self.constraint_mode == "lagrangian":
             constraints = {f"parity_{a}": equality(r) for a, r in residuals.items()}
-            return {"loss": loss, "constraints": constraints}
+            return self.lagrangian(loss, constraints)
         if self.constraint_mode == "penalty":
             penalty = sum(residual.square().sum() for residual in residuals.values())
             return loss + self.penalty_weight * penalty

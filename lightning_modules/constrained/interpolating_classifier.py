@@ -2,7 +2,7 @@
 
 The objective is the mean cross-entropy over the training split; in "lagrangian" mode every
 sample i of the constrained subset adds the equality constraint `CE_i = 0` (one multiplier per
-sample, enforced by `optiforge.callbacks.DualUpdates`). "erm" minimizes the objective alone, the
+sample, enforced by `LagrangianMixin`). "erm" minimizes the objective alone, the
 baseline. Since CE_i > 0 for finite logits, the constraints are never met exactly: satisfaction is
 reported as the share of constrained samples with CE_i <= `satisfaction_tol`.
 """
@@ -17,9 +17,10 @@ import torch.nn.functional as F
 from torch import nn
 from torchmetrics.classification import MulticlassAccuracy
 
-from optiforge.callbacks.dual_updates import lagrangian_step, require_dual_updates
 from optiforge.lightning_modules.classifier_nets import mlp
-from optiforge.optimizers.constraint_residual import ConstraintResidual, equality
+from optiforge.lightning_modules.constrained.lagrangian import LagrangianMixin
+from optiforge.optimizers.constraint_residual import equality
+from optiforge.optimizers.dual_ascent import DualAscent
 
 InterpolationMode = Literal["erm", "lagrangian"]
 INTERPOLATION_MODES: tuple[InterpolationMode, ...] = ("erm", "lagrangian")
@@ -37,7 +38,7 @@ def constraint_satisfaction(
     }
 
 
-class InterpolatingClassifier(L.LightningModule):
+class InterpolatingClassifier(LagrangianMixin, L.LightningModule):
     """MLP on digits trained on (x, y, constrained mask) full batches, e.g. from
     `optiforge.datamodules.digits_interpolation.DigitsInterpolationDataModule`.
 
@@ -53,8 +54,9 @@ class InterpolatingClassifier(L.LightningModule):
         num_classes: number of classes (>= 2).
         widths: MLP hidden sizes.
         constraint_mode: "erm" (mean CE only) or "lagrangian" (per-sample CE = 0 on the
-            constrained subset; needs the `optiforge.callbacks.DualUpdates` callback).
+            constrained subset, enforced by `duals`).
         satisfaction_tol: a constrained sample counts as satisfied when its CE <= this (> 0).
+        duals: the dual ascent of "lagrangian" mode (see `LagrangianMixin`).
     """
 
     def __init__(
@@ -64,8 +66,9 @@ class InterpolatingClassifier(L.LightningModule):
         widths: tuple[int, ...] = (128,),
         constraint_mode: InterpolationMode = "lagrangian",
         satisfaction_tol: float = 0.05,
+        duals: DualAscent | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(duals=duals)
         if constraint_mode not in INTERPOLATION_MODES:
             raise ValueError(
                 f"model.constraint_mode must be one of {list(INTERPOLATION_MODES)}, "
@@ -77,7 +80,7 @@ class InterpolatingClassifier(L.LightningModule):
             raise ValueError(f"model.widths must all be >= 1, got {widths}")
         if not satisfaction_tol > 0:
             raise ValueError(f"model.satisfaction_tol must be > 0, got {satisfaction_tol}")
-        self.save_hyperparameters()
+        self.save_hyperparameters(ignore=["duals"])
         self.net: nn.Module = mlp(input_shape, num_classes, tuple(widths), dropout=0.0)
         self.constraint_mode = constraint_mode
         self.satisfaction_tol = satisfaction_tol
@@ -96,18 +99,13 @@ class InterpolatingClassifier(L.LightningModule):
                 "optiforge.datamodules.digits_interpolation.DigitsInterpolationDataModule"
             )
 
-    def on_fit_start(self) -> None:
-        if self.constraint_mode == "lagrangian":
-            require_dual_updates(self.trainer, "InterpolatingClassifier")
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits [batch, num_classes] for inputs [batch, *input_shape]."""
         return self.net(x)
 
-    @lagrangian_step
     def training_step(
         self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], batch_idx: int
-    ) -> torch.Tensor | dict[str, torch.Tensor | dict[str, ConstraintResidual]]:
+    ) -> torch.Tensor:
         x, y, constrained = batch
         logits = self(x)
         losses = F.cross_entropy(logits, y, reduction="none")
@@ -116,11 +114,11 @@ class InterpolatingClassifier(L.LightningModule):
         satisfaction = constraint_satisfaction(
             detached[constrained], y[constrained], self.satisfaction_tol
         )
-        self.log("train/loss", loss, prog_bar=True)  # the objective; DualUpdates logs the rest
+        self.log("train/loss", loss, prog_bar=True)  # the objective; the mixin logs the rest
         self.log("train/acc", (detached.argmax(dim=-1) == y).to(loss.dtype).mean())
         self.log_dict({f"train/{name}": value for name, value in satisfaction.items()})
         if self.constraint_mode == "lagrangian":
-            return {"loss": loss, "constraints": {"interpolation": equality(losses[constrained])}}
+            return self.lagrangian(loss, {"interpolation": equality(losses[constrained])})
         return loss
 
     def _evaluate(self, batch: tuple[torch.Tensor, torch.Tensor], split: str) -> None:

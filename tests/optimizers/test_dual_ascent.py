@@ -138,6 +138,38 @@ def test_state_dict_round_trip_continues_identically() -> None:
     run_steps(resumed, values[3:])
     assert resumed.primal_steps == straight.primal_steps == 7
     torch.testing.assert_close(resumed.multipliers["h"], straight.multipliers["h"])
+    assert set(first.state_dict()) == {"flat", "_extra_state"}  # `lower` is derived, not saved
+
+
+def test_loading_other_sizes_into_existing_multipliers_fails() -> None:
+    """Only a fresh instance takes the saved size; one with multipliers keeps torch's check."""
+    saved = DualAscent()
+    run_steps(saved, [1.0])
+    other = DualAscent()
+    other.lagrangian(torch.zeros(()), {"h": equality(leaf([1.0, 2.0, 3.0]))})
+    with pytest.raises(RuntimeError, match="size mismatch for flat"):
+        other.load_state_dict(saved.state_dict())
+
+
+def test_moving_the_module_keeps_the_dual_optimizer_state() -> None:
+    """`.double()` replaces the buffer; the next step's Adam continues the old state: after
+    residuals 1, -2, 0.5 (gradients -r) exp_avg = 0.1 (0.81 * -1 + 0.9 * 2 - 0.5) = 0.049."""
+    duals = DualAscent(dual_optimizer="adam", dual_lr=0.1)
+    for value in (1.0, -2.0, 0.5):
+        duals.lagrangian(
+            torch.zeros(()), {"h": equality(torch.tensor([value], requires_grad=True))}
+        )
+        duals.step()
+        if value == -2.0:
+            first = duals.optimizer
+            duals.double()
+    assert duals.flat.dtype == duals.lower.dtype == torch.float64
+    assert (
+        duals.optimizer is not first and duals.optimizer.param_groups[0]["params"][0] is duals.flat
+    )
+    state = duals.optimizer.state_dict()["state"][0]
+    assert int(state["step"]) == 3
+    torch.testing.assert_close(state["exp_avg"], torch.tensor([0.049], dtype=torch.float64))
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,13 @@ import pytest
 import torch
 from torch import nn
 
-from optiforge.callbacks import DualUpdates
 from optiforge.datamodules import ConvectionDataModule
 from optiforge.lightning_modules.constrained import ConvectionPINN
 from optiforge.lightning_modules.constrained.convection_pinn import (
     convection_residuals,
     exact_solution,
 )
+from optiforge.optimizers import DualAscent
 
 BETA = 3.0
 
@@ -63,18 +63,20 @@ def module(**kwargs: object) -> ConvectionPINN:
     return pinn
 
 
-def test_lagrangian_mode_returns_pde_loss_and_two_scalar_equalities() -> None:
-    """Lagrangian mode returns the PDE loss and scalar initial/boundary equalities."""
+def test_lagrangian_mode_is_pde_loss_under_two_scalar_equalities() -> None:
+    """Lagrangian mode records scalar initial/boundary equalities and returns
+    PDE + mu_bc * BC + mu_ic * IC (the PDE loss alone while the multipliers are zero)."""
     pinn = module(constraint_mode="lagrangian")
     batch = collocation()
     output = pinn.training_step(batch, 0)
     expected = convection_residuals(pinn.net, *batch, beta=BETA)
-    torch.testing.assert_close(output["loss"], expected["pde"])
-    assert set(output["constraints"]) == {"initial", "boundary"}
+    torch.testing.assert_close(output, expected["pde"])
+    assert pinn.duals.kinds == {"initial": "equality", "boundary": "equality"}
     for name, key in (("initial", "ic"), ("boundary", "bc")):
-        constraint = output["constraints"][name]
-        assert constraint.kind == "equality" and constraint.value.dim() == 0
-        torch.testing.assert_close(constraint.value, expected[key])
+        torch.testing.assert_close(pinn.duals.last_residuals[name], expected[key].reshape(1))
+    pinn.duals.flat.copy_(torch.tensor([3.0, -2.0]))  # sorted names: boundary, initial
+    lagrangian = expected["pde"] + 3.0 * expected["bc"] - 2.0 * expected["ic"]
+    torch.testing.assert_close(pinn.training_step(batch, 0), lagrangian)
 
 
 def test_penalty_mode_is_the_weighted_sum() -> None:
@@ -146,7 +148,13 @@ class AdamPINN(ConvectionPINN):
 def test_constrained_fit_learns_the_solution(tmp_path: Path) -> None:
     """beta = 1, 600 full-batch steps of a 2 x 32 net: rel L2 drops from ~1 to well below 0.2."""
     L.seed_everything(0)
-    pinn = AdamPINN(beta=1.0, hidden_layers=2, width=32, constraint_mode="lagrangian")
+    pinn = AdamPINN(
+        beta=1.0,
+        hidden_layers=2,
+        width=32,
+        constraint_mode="lagrangian",
+        duals=DualAscent(dual_lr=0.1),
+    )
     data = ConvectionDataModule(
         num_interior=300, num_initial=64, num_boundary=64, steps_per_epoch=200
     )
@@ -157,7 +165,6 @@ def test_constrained_fit_learns_the_solution(tmp_path: Path) -> None:
         enable_model_summary=False,
         enable_checkpointing=False,
         default_root_dir=tmp_path,
-        callbacks=[DualUpdates(dual_lr=0.1)],
     )
     before = trainer.test(pinn, datamodule=data, verbose=False)[0]["test/rel_l2"]
     trainer.fit(pinn, datamodule=data)

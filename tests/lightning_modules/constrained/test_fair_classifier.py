@@ -12,7 +12,6 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optiforge.callbacks import DualUpdates
 from optiforge.datamodules import CompasFairnessDataModule
 from optiforge.lightning_modules.constrained import FairClassifier
 from optiforge.lightning_modules.constrained.fair_classifier import (
@@ -20,6 +19,9 @@ from optiforge.lightning_modules.constrained.fair_classifier import (
     group_means,
     parity_residuals,
 )
+from optiforge.optimizers import DualAscent
+from tests.cli_helpers import PROJECT_ROOT, run_train_py
+from tests.wandb_offline_reader import history_values, read_records
 
 
 def sigmoid(value: float) -> float:
@@ -85,21 +87,25 @@ def batch() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return x, y, groups
 
 
-def test_lagrangian_mode_returns_one_equality_per_group() -> None:
-    """Lagrangian mode returns one parity equality per attribute, one entry per group."""
+def test_lagrangian_mode_records_one_equality_per_group() -> None:
+    """Lagrangian mode records one parity equality per attribute, one entry per group, and
+    returns BCE + <mu, h> (BCE alone while the multipliers are zero, by hand with mu set)."""
     module = module_with_groups(constraint_mode="lagrangian")
     x, y, groups = batch()
     output = module.training_step((x, y, groups), 0)
-    assert set(output) == {"loss", "constraints"}
-    constraints = output["constraints"]
-    assert set(constraints) == {"parity_race", "parity_sex"}
-    assert all(c.kind == "equality" for c in constraints.values())
     probabilities = module(x)
-    torch.testing.assert_close(
-        constraints["parity_race"].value, parity_residuals(probabilities, groups[:, 0], 3, 8.0)
+    torch.testing.assert_close(output, F.binary_cross_entropy(probabilities, y.float()))
+    assert module.duals.kinds == {"parity_race": "equality", "parity_sex": "equality"}
+    residuals = module.duals.last_residuals
+    race = parity_residuals(probabilities, groups[:, 0], 3, 8.0)
+    sex = parity_residuals(probabilities, groups[:, 1], 2, 8.0)
+    torch.testing.assert_close(residuals["parity_race"], race.detach())
+    torch.testing.assert_close(residuals["parity_sex"], sex.detach())
+    module.duals.flat.copy_(torch.tensor([0.5, -1.0, 2.0, 3.0, -0.25]))  # race, then sex
+    expected = F.binary_cross_entropy(probabilities, y.float()) + (
+        0.5 * race[0] - race[1] + 2.0 * race[2] + 3.0 * sex[0] - 0.25 * sex[1]
     )
-    assert constraints["parity_sex"].value.shape == (2,)
-    assert constraints["parity_race"].value.requires_grad
+    torch.testing.assert_close(module.training_step((x, y, groups), 0), expected)
 
 
 def test_penalty_mode_adds_weighted_squared_residuals() -> None:
@@ -137,10 +143,10 @@ class AdamFairClassifier(FairClassifier):
         return torch.optim.Adam(self.parameters(), lr=0.2)
 
 
-def fit(mode: str, tmp_path: Path, callbacks: list) -> tuple[L.Trainer, FairClassifier]:
+def fit(mode: str, tmp_path: Path) -> tuple[L.Trainer, FairClassifier]:
     L.seed_everything(0)
     data = CompasFairnessDataModule(full_batch_steps=150)
-    module = AdamFairClassifier(constraint_mode=mode)
+    module = AdamFairClassifier(constraint_mode=mode, duals=DualAscent(dual_lr=0.01))
     trainer = L.Trainer(
         max_epochs=4,
         logger=False,
@@ -148,23 +154,18 @@ def fit(mode: str, tmp_path: Path, callbacks: list) -> tuple[L.Trainer, FairClas
         enable_model_summary=False,
         enable_checkpointing=False,
         default_root_dir=tmp_path,
-        callbacks=callbacks,
     )
     trainer.fit(module, datamodule=data)
     trainer.test(module, datamodule=data, verbose=False)
     return trainer, module
 
 
-def test_lagrangian_without_dual_updates_is_refused(tmp_path: Path) -> None:
-    """Fitting in Lagrangian mode without the DualUpdates callback is refused."""
-    with pytest.raises(ValueError, match="needs the optiforge.callbacks.DualUpdates callback"):
-        fit("lagrangian", tmp_path, callbacks=[])
-
-
 def test_constrained_fit_shrinks_the_held_out_parity_gap(tmp_path: Path) -> None:
     """600 full-batch steps on COMPAS: the constrained model's test parity gap is far smaller."""
-    free, _ = fit("none", tmp_path / "free", callbacks=[])
-    constrained, _ = fit("lagrangian", tmp_path / "eq", callbacks=[DualUpdates(dual_lr=0.01)])
+    free, free_module = fit("none", tmp_path / "free")
+    constrained, module = fit("lagrangian", tmp_path / "eq")
+    assert free_module.duals.primal_steps == 0  # no constraints, no dual steps
+    assert module.duals.dual_steps == constrained.global_step == 600
     free_gap = float(free.callback_metrics["test/parity_gap"])
     constrained_gap = float(constrained.callback_metrics["test/parity_gap"])
     assert free_gap > 0.15
@@ -173,3 +174,33 @@ def test_constrained_fit_shrinks_the_held_out_parity_gap(tmp_path: Path) -> None
         constrained.callback_metrics["test/acc"]
     )
     assert accuracy_drop < 0.03
+
+
+@pytest.mark.slow
+def test_multipliers_and_residuals_reach_wandb_offline(tmp_path: Path) -> None:
+    """`train.py fit` on the COMPAS parity config logs every multiplier and residual to W&B
+    every 5 of 20 steps, and the dual steps move the multipliers."""
+    result = run_train_py(
+        "fit",
+        "--config",
+        str(PROJECT_ROOT / "configs" / "constrained" / "compas_fair_logreg.yaml"),
+        "--trainer.max_epochs",
+        "1",
+        "--data.full_batch_steps",
+        "20",
+        "--trainer.log_every_n_steps",
+        "5",
+        "--test_after_fit",
+        "false",
+        cwd=tmp_path,
+        env={"WANDB_MODE": "offline"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = read_records(next(tmp_path.glob("wandb/offline-run-*/run-*.wandb")))
+    for name, size in (("parity_race", 4), ("parity_sex", 2)):
+        for index in range(size):
+            for kind in ("multiplier", "residual"):
+                values = history_values(records, f"constraints/{name}/{kind}_{index}")
+                assert len(values) == 4, (name, kind, index)
+        multipliers = history_values(records, f"constraints/{name}/multiplier_0")
+        assert multipliers[-1] != multipliers[0]  # the dual step moved it

@@ -10,13 +10,13 @@ import pytest
 import torch
 from torch import nn
 
-from optiforge.callbacks import DualUpdates
 from optiforge.datamodules import DigitsDataModule
 from optiforge.datamodules.digits_interpolation import DigitsInterpolationDataModule
 from optiforge.lightning_modules.constrained.interpolating_classifier import (
     InterpolatingClassifier,
     constraint_satisfaction,
 )
+from optiforge.optimizers import DualAscent
 
 
 def silent(model: InterpolatingClassifier) -> InterpolatingClassifier:
@@ -25,8 +25,9 @@ def silent(model: InterpolatingClassifier) -> InterpolatingClassifier:
     return model
 
 
-def test_lagrangian_step_returns_mean_ce_and_one_equality_per_constrained_sample() -> None:
-    """Fixed linear net with logits W x: residual j is the CE of constrained row j, by hand."""
+def test_lagrangian_step_records_mean_ce_and_one_equality_per_constrained_sample() -> None:
+    """Fixed linear net with logits W x: residual j is the CE of constrained row j, by hand;
+    with multipliers at zero the returned Lagrangian is the mean CE."""
     torch.manual_seed(0)
     model = silent(InterpolatingClassifier(widths=(), constraint_mode="lagrangian"))
     linear = model.net[1]
@@ -35,17 +36,15 @@ def test_lagrangian_step_returns_mean_ce_and_one_equality_per_constrained_sample
     constrained = torch.zeros(12, dtype=torch.bool)
     constrained[[1, 4, 5, 10]] = True
     output = model.training_step((x, y, constrained), 0)
-    assert set(output) == {"loss", "constraints"}
-    assert set(output["constraints"]) == {"interpolation"}
-    constraint = output["constraints"]["interpolation"]
-    assert constraint.kind == "equality"
-    assert constraint.value.shape == (4,) and constraint.value.requires_grad
+    assert model.duals.kinds == {"interpolation": "equality"}
+    residual = model.duals.last_residuals["interpolation"]
+    assert residual.shape == (4,) and output.requires_grad
     logits = x.reshape(12, 64) @ linear.weight.T + linear.bias
     by_hand = torch.stack(
         [torch.logsumexp(logits[i], 0) - logits[i, y[i]] for i in range(12)]
     ).detach()
-    torch.testing.assert_close(constraint.value.detach(), by_hand[constrained])
-    torch.testing.assert_close(output["loss"].detach(), by_hand.mean())
+    torch.testing.assert_close(residual, by_hand[constrained])
+    torch.testing.assert_close(output.detach(), by_hand.mean())
 
 
 def test_erm_step_returns_the_mean_ce_only() -> None:
@@ -94,7 +93,8 @@ class AdamWInterpolation(InterpolatingClassifier):
 
 def fit_and_test(mode: str, tmp_path: Path) -> dict[str, float]:
     L.seed_everything(0)
-    model = AdamWInterpolation(widths=(64,), constraint_mode=mode)
+    duals = DualAscent(dual_lr=1e-3)
+    model = AdamWInterpolation(widths=(64,), constraint_mode=mode, duals=duals)
     data = DigitsInterpolationDataModule(constrained_samples=100, steps_per_epoch=150)
     trainer = L.Trainer(
         max_epochs=2,
@@ -103,7 +103,6 @@ def fit_and_test(mode: str, tmp_path: Path) -> dict[str, float]:
         enable_model_summary=False,
         enable_checkpointing=False,
         default_root_dir=tmp_path,
-        callbacks=[DualUpdates(dual_lr=1e-3)] if mode == "lagrangian" else [],
     )
     trainer.fit(model, datamodule=data)
     assert trainer.global_step == 300
@@ -120,16 +119,6 @@ def test_lagrangian_fit_interpolates_the_subset_that_erm_does_not(tmp_path: Path
     assert constrained["test/constrained_satisfied"] > erm["test/constrained_satisfied"]
     assert constrained["test/constrained_acc"] == 1.0
     assert constrained["test/acc"] > 0.85 and erm["test/acc"] > 0.85
-
-
-def test_lagrangian_mode_needs_dual_updates(tmp_path: Path) -> None:
-    """Fitting in Lagrangian mode without the DualUpdates callback is refused."""
-    trainer = L.Trainer(
-        max_steps=1, logger=False, enable_progress_bar=False, default_root_dir=tmp_path
-    )
-    model = AdamWInterpolation(constraint_mode="lagrangian")
-    with pytest.raises(ValueError, match="needs the optiforge.callbacks.DualUpdates callback"):
-        trainer.fit(model, datamodule=DigitsInterpolationDataModule(steps_per_epoch=1))
 
 
 def test_plain_digits_datamodule_is_refused(tmp_path: Path) -> None:
