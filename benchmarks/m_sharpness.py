@@ -26,10 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 TASK_CONFIGS = {
     "digits": (
         "testbeds/digits_mlp_noisy.yaml",
-        "testbeds/m_sharpness.yaml",
+        "testbeds/m_sharpness_digits.yaml",
         "optimizers/sgd.yaml",
     ),
-    "compas": ("testbeds/compas_mlp_noisy.yaml", "optimizers/sgd.yaml"),
+    "compas": (
+        "testbeds/compas_mlp.yaml",
+        "testbeds/m_sharpness_compas.yaml",
+        "optimizers/sgd.yaml",
+    ),
 }
 BASE = [
     "--optimizer.base_optimizer",

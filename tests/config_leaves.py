@@ -37,7 +37,7 @@ def leaves(node: Any, prefix: str = "") -> dict[str, Any]:
 
 def repetition(trees: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """Per file name of `trees` (name -> parsed YAML): (its repeated leaves, all its leaves)."""
-    file_leaves = {name: leaves(tree or {}) for name, tree in trees.items()}
+    file_leaves = {name: leaves(tree) if tree else {} for name, tree in trees.items()}
     setters: dict[tuple[str, str], set[str]] = defaultdict(set)
     for name, found in file_leaves.items():
         for path, value in found.items():

@@ -25,7 +25,8 @@ from tests.config_leaves import LIST_LENGTH, leaves
 CONFIG_DIR = PROJECT_ROOT / "configs"
 # Per experiment (its files joined by " + "), the values its single file resolved to before
 # configs were composed (first a base plus overlays, then by axis), at every path that file, the
-# base or the overlay set; since then one schema change: the VRP data's reference_time_limit
+# base or the overlay set (resolved from the files of that time, also for the experiments frozen
+# only when composed by axis); since then one schema change: the VRP data's reference_time_limit
 # 0.05 (s) became reference_iterations 100 (its measured equivalent), and one path change:
 # Hephaestus checkpoints moved from a fixed checkpoints/hephaestus/<name>/ (checkpoint.dirpath)
 # into each run's own folder (dirpath null), so Morph's and Refine's weights are now the previous
