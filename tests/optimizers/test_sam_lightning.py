@@ -16,7 +16,9 @@ from tests.cli_helpers import DEFAULT_CONFIG, config_args, run_cli
 from tests.trainers import fake_trainer
 
 # The m-sharpness study with SAM: testbed, its budget overlay, the optimizer.
-SAM_CONFIGS = config_args("testbeds/digits_mlp_noisy", "testbeds/m_sharpness_digits", "optimizers/sam")
+SAM_CONFIGS = config_args(
+    "testbeds/digits_mlp_noisy", "testbeds/m_sharpness_digits", "optimizers/sam"
+)
 
 BASE = [
     "--optimizer.base_optimizer",
