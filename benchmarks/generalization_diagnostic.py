@@ -91,7 +91,7 @@ def main(run: Run, args: Config) -> None:
     """Diagnose one algorithm; the table holds it beside the other algorithm's stored entry
     (from this run's folder, else the published file), each entry with its own provenance."""
     diagnosis = diagnose(
-        [CONFIGS / ALGORITHMS[args.algorithm][1]],
+        [CONFIGS / "base.yaml", CONFIGS / ALGORITHMS[args.algorithm][1]],
         args.retrainings,
         workers=args.workers,
         delta=args.delta,

@@ -1,14 +1,14 @@
 """BayesCurvature against Adam and SGD with momentum on the reference classifier and the char LM.
 
-Each optimizer trains the same config with `train.py fit` in this process (3 seeds, equal steps,
-the best-validation checkpoint tested as `train.py fit` does); the default run fits in under 10
-minutes on one core: the digits CNN (configs/default.yaml) for its full 30 epochs and the
-char-level transformer (configs/char_lm/tinyshakespeare_adamw.yaml) for 4 of its 10 epochs (100
+Each optimizer trains the same config with `train.py fit` in this process (3 seeds, equal steps, the
+best-validation checkpoint tested as `train.py fit` does); the default run fits in under 10 minutes
+on one core: the digits CNN (configs/default.yaml) for its full 30 epochs and the char-level
+transformer (configs/testbeds/char_lm.yaml + optimizers/adamw_lm.yaml) for 4 of its 10 epochs (100
 steps each, validation capped at 20 batches; the test split is evaluated whole). Learning rates:
-Adam and BayesCurvature both at the config's 0.003 (the derived rule tends to Adam with lr = s,
-so they share it), SGD momentum 0.9 at 0.05 (untuned; 0.3 diverged on the LM). Time per step
-is measured separately in one run, alternating the optimizers in rounds on a fixed batch
-(forward, backward, step), as a median ratio to Adam.
+Adam and BayesCurvature both at the config's 0.003 (the derived rule tends to Adam with lr = s, so
+they share it), SGD momentum 0.9 at 0.05 (untuned; 0.3 diverged on the LM).
+Time per step is measured separately in one run, alternating the optimizers in rounds on a fixed
+batch (forward, backward, step), as a median ratio to Adam.
 
     OMP_NUM_THREADS=1 python -m benchmarks run learning_rules_optimizer [--seeds 0 1 2]
 
@@ -43,8 +43,11 @@ TASKS = {
         "sgd_lr": 0.05,
     },
     "char_lm": {
-        "config": CONFIGS / "char_lm" / "tinyshakespeare_adamw.yaml",
-        "overrides": ["--trainer.max_epochs", "4", "--trainer.limit_val_batches", "20"],
+        "config": CONFIGS / "testbeds" / "char_lm.yaml",
+        "overrides": [
+            *("--config", str(CONFIGS / "optimizers" / "adamw_lm.yaml")),
+            *("--trainer.max_epochs", "4", "--trainer.limit_val_batches", "20"),
+        ],
         "metrics": ("bpc",),
         "sgd_lr": 0.05,
     },

@@ -3,10 +3,10 @@ micro-batch sizes m, and RW-SAM, on label-noise tasks, several seeds, through th
 
     python -m benchmarks run m_sharpness [--seeds 0 1 2] [--tasks digits compas] [--wandb]
 
-Each run is `train.py fit` on configs/optimizers/m_sharpness_<task>.yaml with the method's
-optimizer given as overrides (the same values as the sibling configs), tested at the final
-weights. Wall time per run is recorded, so that costs compare within this run. Writes
-benchmarks/results/m_sharpness.json and .md.
+Each run is `train.py fit` on the task's testbed configs and configs/optimizers/sgd.yaml with the
+method's optimizer given as overrides (the same values as configs/optimizers/sam.yaml and the
+configs stacked on it), tested at the final weights. Wall time per run is recorded, so that costs
+compare within this run. Writes benchmarks/results/m_sharpness.json and .md.
 """
 
 from __future__ import annotations
@@ -22,6 +22,19 @@ from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
+# Per task, its configs under configs/: the testbed (and the study's budget), then SGD.
+TASK_CONFIGS = {
+    "digits": (
+        "testbeds/digits_mlp_noisy.yaml",
+        "testbeds/m_sharpness_digits.yaml",
+        "optimizers/sgd.yaml",
+    ),
+    "compas": (
+        "testbeds/compas_mlp.yaml",
+        "testbeds/m_sharpness_compas.yaml",
+        "optimizers/sgd.yaml",
+    ),
+}
 BASE = [
     "--optimizer.base_optimizer",
     "torch.optim.SGD",
@@ -71,7 +84,9 @@ def methods(batch_size: int) -> dict[str, list[str]]:
     return table
 
 
-def fit(config: Path, overrides: list[str], seed: int, run_name: str | None) -> tuple[float, float]:
+def fit(
+    configs: list[Path], overrides: list[str], seed: int, run_name: str | None
+) -> tuple[float, float]:
     """Fit and test one method; returns (test accuracy at the final weights, seconds).
 
     With a `run_name` the run logs its curves to W&B (group "m_sharpness"), else no logger."""
@@ -89,8 +104,7 @@ def fit(config: Path, overrides: list[str], seed: int, run_name: str | None) -> 
     cli = train_main(
         [
             "fit",
-            "--config",
-            str(config),
+            *[arg for config in configs for arg in ("--config", str(config))],
             "--seed_everything",
             str(seed),
             "--data.seed",
@@ -133,13 +147,13 @@ def main(run: Run, args: Config) -> None:
     limit = ["--trainer.limit_train_batches", str(args.batches)] if args.batches else []
     rows = []
     for task in args.tasks:
-        config = ROOT / "configs" / "optimizers" / f"m_sharpness_{task}.yaml"
+        configs = [ROOT / "configs" / name for name in TASK_CONFIGS[task]]
         batch_size = 128
         for method, overrides in methods(batch_size).items():
             accuracies, seconds = [], []
             for seed in args.seeds:
                 name = f"{task}-{method}-seed{seed}".replace(" ", "_") if args.wandb else None
-                accuracy, elapsed = fit(config, [*overrides, *limit], seed, name)
+                accuracy, elapsed = fit(configs, [*overrides, *limit], seed, name)
                 accuracies.append(accuracy)
                 seconds.append(elapsed)
                 run.log(f"{task} {method} seed {seed}: test acc {accuracy:.4f} ({elapsed:.0f} s)")

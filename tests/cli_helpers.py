@@ -16,16 +16,11 @@ CONFIG_DIR = PROJECT_ROOT / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
 
 
-def config_args(experiment: str) -> list[str]:
-    """`--config` arguments of an experiment named like "hephaestus/refine_er100_linear": its
-    system's base.yaml first when there is one, then the experiment's own file (the one place
-    that knows how configs are laid out)."""
-    system = experiment.rpartition("/")[0]
-    files = [CONFIG_DIR / f"{experiment}.yaml"]
-    base = CONFIG_DIR / system / "base.yaml"
-    if system and base.is_file():
-        files.insert(0, base)
-    return [arg for path in files for arg in ("--config", str(path))]
+def config_args(*names: str) -> list[str]:
+    """`--config` arguments of the stacked configs named like "testbeds/digits_cnn" (relative
+    to configs/, no suffix), in order: e.g. "hephaestus/base", "hephaestus/refine",
+    "hephaestus/linear"."""
+    return [arg for name in names for arg in ("--config", str(CONFIG_DIR / f"{name}.yaml"))]
 
 
 def run_cli(*args: str) -> OptiforgeCLI:

@@ -1,13 +1,16 @@
 """Every experiment under configs/ parses, keeps its frozen values, and survives a fast_dev_run.
 
-An experiment is one YAML file, or, in a folder that holds a `base.yaml`, that base followed by
-one other file of the folder (its overlay): `--config base.yaml --config <overlay>.yaml`.
+An experiment is a list of `--config` files stacked by axis (a testbed and an optimizer; a base,
+a phase and an edge function; ...). Each YAML file's header comment shows the commands that run
+it; the experiments are the `--config` lists of those commands, and every file is in one.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +20,57 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.cli_helpers import PROJECT_ROOT, run_cli
+from tests.config_leaves import LIST_LENGTH, leaves
 
 CONFIG_DIR = PROJECT_ROOT / "configs"
-BASE_NAME = "base.yaml"
-# Per experiment, the values its single file resolved to before the base/overlay split, at
-# every path that file, the base or the overlay sets; since then one schema change: the VRP
-# data's reference_time_limit 0.05 (s) became reference_iterations 100 (its measured equivalent),
-# and one path change: Hephaestus checkpoints moved from a fixed checkpoints/hephaestus/<name>/
-# (checkpoint.dirpath) into each run's own folder (dirpath null), so Morph's and Refine's weights
-# are now the previous run's last.ckpt given on the command line (the YAML holds the pattern
+# Per experiment (its files joined by " + "), the values its single file resolved to before
+# configs were composed (first a base plus overlays, then by axis), at every path that file, the
+# base or the overlay set (resolved from the files of that time, also for the experiments frozen
+# only when composed by axis); since then one schema change: the VRP data's reference_time_limit
+# 0.05 (s) became reference_iterations 100 (its measured equivalent), and one path change:
+# Hephaestus checkpoints moved from a fixed checkpoints/hephaestus/<name>/ (checkpoint.dirpath)
+# into each run's own folder (dirpath null), so Morph's and Refine's weights are now the previous
+# run's last.ckpt given on the command line (the YAML holds the pattern
 # optiforge/<phase run id>/checkpoints/last.ckpt, which fails with one line if not replaced).
 FROZEN = Path(__file__).with_name("frozen_config_values.json")
 ABSENT = "<absent>"
-LIST_LENGTH = "#"
+HEADER_COMMAND = re.compile(r"python train\.py (?:fit|validate|test)\b[^\n]*")
 
 
-def experiment_files(path: Path) -> list[Path]:
-    """The `--config` files of the experiment named by `path`: its folder's base first, if any."""
-    base = path.with_name(BASE_NAME)
-    return [base, path] if base.is_file() and path != base else [path]
+def header(path: Path) -> str:
+    """The leading comment block of a YAML file, without the `#` marks, continuations joined."""
+    lines = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line[1:])
+    return re.sub(r"\\\n\s*", " ", "\n".join(lines))
+
+
+def header_experiments(path: Path) -> list[list[Path]]:
+    """The `--config` lists of the commands in `path`'s header (template paths skipped)."""
+    found = []
+    for command in HEADER_COMMAND.findall(header(path)):
+        args = shlex.split(command)
+        files = [value for flag, value in zip(args, args[1:], strict=False) if flag == "--config"]
+        if files and not any("<" in value for value in files):
+            found.append([CONFIG_DIR / value.removeprefix("configs/") for value in files])
+    return found
 
 
 def experiment_id(files: list[Path]) -> str:
-    """The experiment's name: its own file (the overlay) relative to configs/."""
-    return str(files[-1].relative_to(CONFIG_DIR))
+    """The experiment's name: its files relative to configs/, joined by " + "."""
+    return " + ".join(str(path.relative_to(CONFIG_DIR)) for path in files)
 
 
-EXPERIMENTS = [
-    experiment_files(path) for path in sorted(CONFIG_DIR.rglob("*.yaml")) if path.name != BASE_NAME
-]
+EXPERIMENTS = sorted(
+    {
+        tuple(files)
+        for path in sorted(CONFIG_DIR.rglob("*.yaml"))
+        for files in header_experiments(path)
+    }
+)
+EXPERIMENTS = [list(files) for files in EXPERIMENTS]
 
 # Per config folder: arguments that keep a fast_dev_run fast (FSNet's and MTL-KD's evaluation
 # splits would otherwise solve hundreds of reference instances before the first step).
@@ -82,20 +107,15 @@ FILE_OVERRIDES = {
 }
 
 
-def leaves(node: Any, prefix: str = "") -> dict[str, Any]:
-    """Dotted path -> value of every leaf of a YAML tree; a list holding mappings is walked
-    entry by entry (path.<index>) and records its length under path.#."""
-    if isinstance(node, dict) and node:
-        found: dict[str, Any] = {}
-        for key, value in node.items():
-            found.update(leaves(value, f"{prefix}.{key}" if prefix else str(key)))
-        return found
-    if isinstance(node, list) and any(isinstance(item, dict) for item in node):
-        found = {f"{prefix}.{LIST_LENGTH}": len(node)}
-        for index, item in enumerate(node):
-            found.update(leaves(item, f"{prefix}.{index}"))
-        return found
-    return {prefix: node}
+def smoke_overrides(files: list[Path]) -> list[str]:
+    """The arguments a fast_dev_run of `files` adds: its folders' sizes (once per folder), the
+    weights a phase would load, and per-file fixes."""
+    folders = dict.fromkeys(path.parent.name for path in files)
+    overrides = [arg for folder in folders for arg in FAST_DEV_OVERRIDES.get(folder, [])]
+    for path in files:
+        overrides += WEIGHT_OVERRIDES.get(path.stem.split("_")[0], [])
+        overrides += FILE_OVERRIDES.get(str(path.relative_to(CONFIG_DIR)), [])
+    return overrides
 
 
 def value_at(tree: Any, path: str) -> Any:
@@ -129,12 +149,40 @@ def resolve(files: list[Path], capsys: pytest.CaptureFixture[str]) -> dict[str, 
 
 
 def test_configs_are_discovered() -> None:
-    """The discovery finds the default config and pairs each system's overlays with its base."""
-    ids = {experiment_id(files): files for files in EXPERIMENTS}
-    assert ids["default.yaml"] == [CONFIG_DIR / "default.yaml"]
-    for system, overlay in (("fsnet", "convex_qp"), ("mtlkd", "student"), ("hephaestus", "")):
-        overlay = overlay or "forge_er100_linear"
-        assert ids[f"{system}/{overlay}.yaml"][0] == CONFIG_DIR / system / BASE_NAME
+    """The discovery finds the default config, a testbed with an optimizer, and a base with its
+    phase and edge function, from the files' headers."""
+    ids = {experiment_id(files) for files in EXPERIMENTS}
+    assert "default.yaml" in ids
+    assert "testbeds/digits_cnn.yaml + optimizers/sam.yaml" in ids
+    assert "hephaestus/base.yaml + hephaestus/forge.yaml + hephaestus/linear.yaml" in ids
+    assert "fsnet/base.yaml + fsnet/convex_qp.yaml" in ids
+
+
+def test_header_experiments_read_wrapped_commands(tmp_path: Path) -> None:
+    """A header's commands, wrapped or not, give their `--config` lists; a template path
+    (`<experiment>`) is no experiment, and the YAML below the header is not read."""
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "# What x is.\n#   python train.py fit --config configs/a.yaml \\\n"
+        "#     --config configs/b.yaml --trainer.max_epochs 1\n"
+        "#   python train.py fit --config configs/<experiment>.yaml\n"
+        "trainer: {}  # python train.py fit --config configs/c.yaml\n"
+    )
+    assert header_experiments(path) == [[CONFIG_DIR / "a.yaml", CONFIG_DIR / "b.yaml"]]
+
+
+def test_every_config_is_in_an_experiment_its_header_names() -> None:
+    """Each YAML file's header runs it: one of its commands stacks the file itself, and every
+    file of every experiment exists."""
+    for path in sorted(CONFIG_DIR.rglob("*.yaml")):
+        assert any(path in files for files in header_experiments(path)), path
+    assert all(path.is_file() for files in EXPERIMENTS for path in files)
+
+
+def test_every_frozen_experiment_is_run() -> None:
+    """The frozen values are keyed by experiments the suite runs (none is silently skipped)."""
+    ids = {experiment_id(files) for files in EXPERIMENTS}
+    assert set(json.loads(FROZEN.read_text())) <= ids
 
 
 def test_leaves_and_value_at_agree_on_a_small_tree() -> None:
@@ -167,9 +215,9 @@ def test_every_leaf_reads_back_at_its_path(tree: dict[str, Any]) -> None:
 def test_config_resolves_to_its_frozen_values(
     files: list[Path], capsys: pytest.CaptureFixture[str], in_tmp_dir: Path
 ) -> None:
-    """`--print_config` of the experiment's files gives the values its single file had before the
-    base/overlay split at every path that file or the base or the overlay sets (class paths
-    compared as the objects they name); new experiments only need model and data classes."""
+    """`--print_config` of the experiment's files gives the values its single file had before
+    configs were composed, at every path that file set (class paths compared as the objects
+    they name); new experiments only need model and data classes."""
     resolved = resolve(files, capsys)
     assert resolved["model"]["class_path"] and resolved["data"]["class_path"]
     frozen = json.loads(FROZEN.read_text()).get(experiment_id(files))
@@ -185,37 +233,30 @@ def test_config_resolves_to_its_frozen_values(
     assert not mismatches
 
 
-@pytest.mark.parametrize("files", EXPERIMENTS, ids=experiment_id)
-def test_class_paths_use_the_shortest_public_path(files: list[Path]) -> None:
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.rglob("*.yaml")), ids=str)
+def test_class_paths_use_the_shortest_public_path(path: Path) -> None:
     """Every class_path is the shortest package path that re-exports the class (e.g.
     optiforge.lightning_modules.FSNet, not optiforge.lightning_modules.fsnet.FSNet)."""
-    for path in files:
-        for key, dotted in leaves(yaml.safe_load(path.read_text())).items():
-            if not key.endswith("class_path"):
-                continue
-            target = imported(dotted)
-            module, _, name = dotted.rpartition(".")
-            parts = module.split(".")
-            for length in range(1, len(parts)):
-                shorter = ".".join(parts[:length])
-                try:
-                    found = getattr(importlib.import_module(shorter), name, None)
-                except ImportError:
-                    found = None
-                assert found is not target, f"{path.name}: spell {dotted} as {shorter}.{name}"
+    for key, dotted in leaves(yaml.safe_load(path.read_text())).items():
+        if not key.endswith("class_path"):
+            continue
+        target = imported(dotted)
+        module, _, name = dotted.rpartition(".")
+        parts = module.split(".")
+        for length in range(1, len(parts)):
+            shorter = ".".join(parts[:length])
+            try:
+                found = getattr(importlib.import_module(shorter), name, None)
+            except ImportError:
+                found = None
+            assert found is not target, f"{path.name}: spell {dotted} as {shorter}.{name}"
 
 
 @pytest.mark.parametrize("files", EXPERIMENTS, ids=experiment_id)
 def test_config_fast_dev_run(files: list[Path], in_tmp_dir: Path) -> None:
     """One training and one validation batch run and produce a finite training loss."""
-    overlay = files[-1]
-    overrides = [
-        *FAST_DEV_OVERRIDES.get(overlay.parent.name, []),
-        *WEIGHT_OVERRIDES.get(overlay.name.split("_")[0], []),
-        *FILE_OVERRIDES.get(experiment_id(files), []),
-    ]
     config_args = [arg for path in files for arg in ("--config", str(path))]
-    cli = run_cli("fit", *config_args, "--trainer.fast_dev_run", "true", *overrides)
+    cli = run_cli("fit", *config_args, "--trainer.fast_dev_run", "true", *smoke_overrides(files))
     assert cli.trainer.global_step == 1
     losses = [v for k, v in cli.trainer.callback_metrics.items() if k.startswith("train/loss")]
     assert losses and all(bool(v.isfinite()) for v in losses)

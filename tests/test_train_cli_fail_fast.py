@@ -40,23 +40,29 @@ def inputs(folder: Path) -> dict[str, str]:
 
 
 REFINE_NO_MORPH = ["--model.init_args.morph_weights", "null"]
-# case: (experiment, extra arguments ({input} names a file of `inputs`), env, expected field)
+# case: (experiment: configs joined by " + ", extra arguments ({input} names a file of `inputs`),
+# env, expected field)
 CASES = {
     "gnutella08 missing (OPTIFORGE_DATA)": (
-        "hephaestus/refine_gnutella08_linear",
+        "hephaestus/base + hephaestus/refine + hephaestus/linear + hephaestus/gnutella08",
         REFINE_NO_MORPH,
         {"OPTIFORGE_DATA": "{empty}"},
         "data.gnutella_dir",
     ),
     "gnutella08 missing (config path)": (
-        "hephaestus/refine_gnutella08_linear",
+        "hephaestus/base + hephaestus/refine + hephaestus/linear + hephaestus/gnutella08",
         [*REFINE_NO_MORPH, "--data.init_args.gnutella_dir", "{empty}"],
         {},
         "data.gnutella_dir",
     ),
-    "compas missing": ("classifier/compas_mlp", [], {"OPTIFORGE_DATA": "{empty}"}, "data.path"),
+    "compas missing": (
+        "testbeds/compas_mlp + optimizers/adamw_compas",
+        [],
+        {"OPTIFORGE_DATA": "{empty}"},
+        "data.path",
+    ),
     "tinyshakespeare missing": (
-        "char_lm/tinyshakespeare_adamw",
+        "testbeds/char_lm + optimizers/adamw_lm",
         [],
         {"OPTIFORGE_DATA": "{empty}"},
         "data.path",
@@ -71,25 +77,25 @@ CASES = {
         "ckpt_path",
     ),
     "refine's morph checkpoint missing": (
-        "hephaestus/refine_er100_linear",
+        "hephaestus/base + hephaestus/refine + hephaestus/linear",
         ["--model.init_args.morph_weights", MISSING],
         {},
         "model.morph_weights",
     ),
     "morph run without its forge weights on the command line": (
-        "hephaestus/morph_er100_linear",
+        "hephaestus/base + hephaestus/morph + hephaestus/linear",
         [],
         {},
         "model.forge_weights: no file at 'optiforge/<forge run id>/checkpoints/last.ckpt'",
     ),
     "refine run without its morph weights on the command line": (
-        "hephaestus/refine_er100_linear",
+        "hephaestus/base + hephaestus/refine + hephaestus/linear",
         [],
         {},
         "model.morph_weights: no file at 'optiforge/<morph run id>/checkpoints/last.ckpt'",
     ),
     "refine's morph checkpoint is a forge checkpoint": (
-        "hephaestus/refine_er100_linear",
+        "hephaestus/base + hephaestus/refine + hephaestus/linear",
         ["--model.init_args.morph_weights", "{forge}"],
         {},
         "model.morph_weights",
@@ -116,7 +122,7 @@ def test_user_error_is_one_line_before_anything_is_written(
         monkeypatch.setenv(name, value.format(**files))
     arguments = [arg.format(**files) for arg in extra]
     with pytest.raises(SystemExit) as exit_info:
-        run_cli("fit", *config_args(experiment), *arguments)
+        run_cli("fit", *config_args(*experiment.split(" + ")), *arguments)
     stderr = capfd.readouterr().err
     assert exit_info.value.code == 2, stderr[-3000:]
     lines = stderr.strip().splitlines()

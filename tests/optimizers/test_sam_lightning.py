@@ -12,10 +12,13 @@ import torch
 
 from optiforge.callbacks import OptimizerAdapter
 from optiforge.optimizers import SAM, LoopHooks, NSGDHess
-from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, run_cli
+from tests.cli_helpers import DEFAULT_CONFIG, config_args, run_cli
 from tests.trainers import fake_trainer
 
-SAM_CONFIG = PROJECT_ROOT / "configs" / "optimizers" / "m_sharpness_digits_sam.yaml"
+# The m-sharpness study with SAM: testbed, its budget overlay, the optimizer.
+SAM_CONFIGS = config_args(
+    "testbeds/digits_mlp_noisy", "testbeds/m_sharpness_digits", "optimizers/sam"
+)
 
 BASE = [
     "--optimizer.base_optimizer",
@@ -155,7 +158,7 @@ def test_cli_refuses_bad_sam_arguments_in_one_line(
     """A negative base lr or a misspelt key (SAM's keyword sink is not part of the CLI schema)
     ends in one line naming it, exit status 2, nothing written."""
     with pytest.raises(SystemExit) as exit_info:
-        run_cli("fit", "--config", str(SAM_CONFIG), *arguments)
+        run_cli("fit", *SAM_CONFIGS, *arguments)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err
@@ -166,7 +169,7 @@ def test_cli_refuses_bad_sam_arguments_in_one_line(
 def test_print_config_resolves_the_base_optimizer(capsys: pytest.CaptureFixture[str]) -> None:
     """`--print_config` shows the typed base optimizer with its arguments, and no keyword sink."""
     with pytest.raises(SystemExit) as exit_info:
-        run_cli("fit", "--config", str(SAM_CONFIG), "--print_config")
+        run_cli("fit", *SAM_CONFIGS, "--print_config")
     assert exit_info.value.code == 0
     printed = capsys.readouterr().out
     assert "class_path: torch.optim.SGD" in printed

@@ -25,7 +25,7 @@ REFINE_TINY = [
 
 def phase_args(phase: str, folder: Path, weights: str | None) -> list[str]:
     """Tiny CLI arguments of one phase, its checkpoints in `folder`, its input weights set."""
-    args = [*config_args(f"hephaestus/{phase}_er100_linear"), *TINY]
+    args = [*config_args("hephaestus/base", f"hephaestus/{phase}", "hephaestus/linear"), *TINY]
     args += ["--checkpoint.dirpath", str(folder / phase)]
     if weights is not None:
         args += [f"--model.init_args.{weights}_weights", str(folder / weights / "last.ckpt")]
