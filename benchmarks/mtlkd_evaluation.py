@@ -2,7 +2,6 @@
 
     python -m benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
         --mtpomo weights/mtlkd/mtpomo_n50.pt [--parts suite r3c generalization cvrplib]
-
 Models are weights files (`optiforge.lightning_modules.mtlkd.policy_weights`) or Lightning
 checkpoints. Every solution is checked by the independent validator
 (`optiforge.problems.vrp.validator`); gaps are over validated costs, and each row reports its
@@ -47,6 +46,7 @@ import torch
 from torch import Tensor
 
 from benchmarks.figures import figure_dir
+from benchmarks.harness.checks import check_arguments
 from benchmarks.mtlkd_figures import draw_from_json
 from benchmarks.mtlkd_tables import markdown
 from benchmarks.wandb_tables import log_tables
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--wandb", action="store_true", help="also log the tables to W&B")
-    args = parser.parse_args(argv)
+    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
     args.segment = tuple(args.segment)
     torch.set_num_threads(args.threads)
     args.output_dir.mkdir(parents=True, exist_ok=True)

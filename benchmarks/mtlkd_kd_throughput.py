@@ -39,6 +39,8 @@ from types import ModuleType
 
 import yaml
 
+from benchmarks.harness.checks import check_arguments
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 KINDS = ("student KD", "teacher REINFORCE")
@@ -213,7 +215,7 @@ def main() -> None:
     parser.add_argument("--teacher-batch", type=int, default=16)
     parser.add_argument("--worker", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = check_arguments(parser, parser.parse_args())
     if args.worker:
         print(json.dumps(worker(args.worker, args.batch, args.repeats)))
         return

@@ -38,6 +38,7 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
+from benchmarks.harness.checks import check_arguments
 from benchmarks.mtlkd_evaluation import augment, gap_summary, greedy, load_model, r3c_stages, run
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import resolve_weights
@@ -286,7 +287,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--prepare-only", action="store_true")
-    args = parser.parse_args(argv)
+    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
     args.segment = tuple(args.segment)
     return args
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from benchmarks.harness.checks import check_arguments
 from benchmarks.mtlkd_evaluation import augment, greedy, load_model, run
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.mvmoe_files import as_float32, instance_path, read_instances
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-models", action="store_true", help="references only")
     parser.add_argument("--chunk", type=int, default=100)
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
     torch.set_num_threads(1)
     models = {}
     if not args.no_models:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness.checks import check_arguments
 from optiforge.problems.vrp.mvmoe_files import TEST_FILE, best_costs, file_name, solver_summary
 from optiforge.problems.vrp.mvmoe_solutions import SolverCosts, finite_mean
 from optiforge.problems.vrp.variants import ALL_VARIANTS
@@ -133,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mvmoe_dir", type=Path, required=True)
     parser.add_argument("--count", type=int, default=None, help="first N instances (all)")
-    args = parser.parse_args()
+    args = check_arguments(parser, parser.parse_args())
     if not args.mvmoe_dir.is_dir():
         parser.error(f"--mvmoe_dir: no folder {args.mvmoe_dir}")
     validator = _git("log", "-1", "--format=%h %s", "--", VALIDATOR)[:100]

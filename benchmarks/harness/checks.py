@@ -5,6 +5,7 @@ A benchmark's own `__post_init__` adds what only it knows."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 from collections.abc import Iterable
@@ -21,24 +22,49 @@ def _numbers(value: object) -> Iterable[int | float]:
     return [v for v in entries if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
+def value_errors(name: str, value: object, default: object, zero_allowed: bool) -> list[str]:
+    """What is wrong with one option's value (none: an empty list)."""
+    option = "--" + name.replace("_", "-")
+    errors = []
+    if isinstance(value, tuple | list) and not value and default not in ((), []):
+        errors.append(f"{option}: give at least one value")
+    created = any(word in name for word in CREATED_PATHS)
+    if isinstance(value, Path) and not created and not value.exists():
+        errors.append(f"{option}: no such file or folder: {value}")
+    for number in _numbers(value):
+        if not math.isfinite(number):
+            errors.append(f"{option}: must be finite, got {number}")
+        elif not zero_allowed and number <= 0:
+            errors.append(f"{option}: must be > 0, got {number}")
+        elif zero_allowed and number < 0:
+            errors.append(f"{option}: must be >= 0, got {number}")
+    return errors
+
+
 def config_errors(config: Any, nonnegative: Iterable[str] = ()) -> list[str]:
     """One `field: reason` line per field of `config` that no run could use."""
     zero_allowed = {*SEED_FIELDS, *nonnegative}
     errors = []
     for item in dataclasses.fields(config):
         value = getattr(config, item.name)
-        option = "--" + item.name.replace("_", "-")
-        if isinstance(value, tuple | list) and not value and item.default != ():
-            errors.append(f"{option}: give at least one value")
-        created = any(word in item.name for word in CREATED_PATHS)
-        if isinstance(value, Path) and not created and not value.exists():
-            errors.append(f"{option}: no such file or folder: {value}")
-        bound = 0 if item.name in zero_allowed else None
-        for number in _numbers(value):
-            if not math.isfinite(number):
-                errors.append(f"{option}: must be finite, got {number}")
-            elif bound is None and number <= 0:
-                errors.append(f"{option}: must be > 0, got {number}")
-            elif bound is not None and number < bound:
-                errors.append(f"{option}: must be >= 0, got {number}")
+        errors += value_errors(item.name, value, item.default, item.name in zero_allowed)
     return errors
+
+
+def check_arguments(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    nonnegative: Iterable[str] = (),
+    looked_up: Iterable[str] = (),
+) -> argparse.Namespace:
+    """The same checks for a script with its own argparse: one usage line naming the option.
+    `looked_up` paths are resolved later (shipped weights by name), not checked here."""
+    zero_allowed = {*SEED_FIELDS, *nonnegative}
+    errors = []
+    for name, value in vars(args).items():
+        if name in looked_up:
+            continue
+        errors += value_errors(name, value, parser.get_default(name), name in zero_allowed)
+    if errors:
+        parser.error("; ".join(errors))
+    return args
