@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from optiforge.cli import OptiforgeCLI, main
 
@@ -50,3 +53,21 @@ def metric_column(metrics_csv: Path, name: str) -> list[float]:
     """All non-empty values of column `name` in a CSVLogger metrics.csv, in row order."""
     with open(metrics_csv, newline="") as handle:
         return [float(row[name]) for row in csv.DictReader(handle) if row.get(name)]
+
+
+def layered(*paths: Path) -> dict[str, Any]:
+    """Config files merged key by key, later files winning (what stacked `--config`s give), as
+    one dictionary a test can change and write out as a single file."""
+
+    def merge(into: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+        for key, value in update.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                merge(into[key], value)
+            else:
+                into[key] = value
+        return into
+
+    merged: dict[str, Any] = {}
+    for path in paths:
+        merge(merged, yaml.safe_load(Path(path).read_text()) or {})
+    return merged

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cli_helpers import CONFIG_DIR, PROJECT_ROOT
+from tests.cli_helpers import CONFIG_DIR, PROJECT_ROOT, layered
 
+BASE = CONFIG_DIR / "generalization" / "base.yaml"
 NEAREST_NEIGHBOUR = CONFIG_DIR / "generalization" / "digits_1nn.yaml"
+DEMO = ("--config", str(BASE), "--config", str(NEAREST_NEIGHBOUR))
 
 
 def run_diagnostic(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -37,7 +39,7 @@ def run_diagnostic(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
     """Three 1-NN retrainings on a 30 % share of digits, two noise levels: training loss 0,
     the test losses and the estimate in the JSON agree with each other and with the table."""
-    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config = layered(BASE, NEAREST_NEIGHBOUR)
     config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(config))
@@ -70,10 +72,34 @@ def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (("--config", "nowhere.yaml", "--retrainings", "3"), "error: config: no such file"),
-        (("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "1"), "error: retrainings:"),
-        (("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--delta", "0"), "delta"),
         (
-            ("--config", str(NEAREST_NEIGHBOUR), "--retrainings", "3", "--distributions", "x"),
+            (*DEMO, "--retrainings", "1"),
+            "error: retrainings:",
+        ),
+        (
+            (
+                "--config",
+                str(BASE),
+                "--config",
+                str(NEAREST_NEIGHBOUR),
+                "--retrainings",
+                "3",
+                "--delta",
+                "0",
+            ),
+            "delta",
+        ),
+        (
+            (
+                "--config",
+                str(BASE),
+                "--config",
+                str(NEAREST_NEIGHBOUR),
+                "--retrainings",
+                "3",
+                "--distributions",
+                "x",
+            ),
             "error: argument --distributions: distributions: expected OPTION=V1,V2,...",
         ),
     ],
@@ -91,7 +117,7 @@ def test_bad_input_fails_in_one_line_before_any_run(
 
 def test_config_without_test_metric_fails_by_name(tmp_path: Path) -> None:
     """A config whose runs would not test ends before training, naming test_after_fit."""
-    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config = layered(BASE, NEAREST_NEIGHBOUR)
     config["test_after_fit"] = False
     path = tmp_path / "untested.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -103,7 +129,7 @@ def test_config_without_test_metric_fails_by_name(tmp_path: Path) -> None:
 def test_progress_lines_and_ctrl_c_stops_the_children_without_a_result(tmp_path: Path) -> None:
     """A start line names each child's pid; SIGINT to the diagnostic during the first
     retraining ends it within 5 s with status 130, the child gone, and no JSON written."""
-    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config = layered(BASE, NEAREST_NEIGHBOUR)
     config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(config))

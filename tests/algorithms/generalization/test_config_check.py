@@ -9,8 +9,9 @@ import pytest
 import yaml
 
 from optiforge.algorithms.generalization import check_config
-from tests.cli_helpers import CONFIG_DIR
+from tests.cli_helpers import CONFIG_DIR, layered
 
+BASE = CONFIG_DIR / "generalization" / "base.yaml"
 NEAREST_NEIGHBOUR = CONFIG_DIR / "generalization" / "digits_1nn.yaml"
 
 
@@ -23,7 +24,7 @@ class NoTestStep(L.LightningModule):
 
 def with_changes(tmp_path: Path, **changes: object) -> Path:
     """The 1-NN demo config with top-level keys replaced, written to tmp_path."""
-    config = yaml.safe_load(NEAREST_NEIGHBOUR.read_text())
+    config = layered(BASE, NEAREST_NEIGHBOUR)
     config.update(changes)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -33,7 +34,7 @@ def with_changes(tmp_path: Path, **changes: object) -> Path:
 def test_demo_configs_pass() -> None:
     """Both demo configs can be diagnosed; layered files merge key by key."""
     for name in ("digits_1nn", "digits_logreg_l2"):
-        config = check_config([CONFIG_DIR / "generalization" / f"{name}.yaml"], "acc")
+        config = check_config([BASE, CONFIG_DIR / "generalization" / f"{name}.yaml"], "acc")
         assert config["data"]["class_path"] == "optiforge.datamodules.DigitsDataModule"
 
 
