@@ -112,7 +112,7 @@ def main(run: Run, args: Config) -> None:
     run.write(STEM, entries, table(entries))
 
 
-BENCHMARK = Benchmark("generalization_diagnostic", main, Config, smoke=dict(retrainings=4))
+BENCHMARK = Benchmark("generalization_diagnostic", main, Config, smoke=dict(retrainings=3))
 
 if __name__ == "__main__":
     BENCHMARK.main()
