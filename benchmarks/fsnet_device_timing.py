@@ -26,7 +26,6 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.harness.checks import check_arguments
 from optiforge.lightning_modules.fsnet.module import FSNet
 from optiforge.problems.constrained import ProblemSpec
 
@@ -130,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--test-max-iter", type=int, default=200)
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = check_arguments(parser, parser.parse_args(argv))
+    args = parser.parse_args(argv)
     missing = [str(path) for path in args.checkpoints if not path.is_file()]
     if missing:
         sys.exit(f"--checkpoints: no such file: {', '.join(missing)}")

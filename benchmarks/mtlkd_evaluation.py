@@ -12,8 +12,8 @@ feasibility rate. Parts:
   for the 6 seen variants and `--unseen-iterations` for the 10 unseen ones): greedy decoding of the
   student and of MTPOMO; on the first `--augment-instances` of them (POMO inference costs
   400 rollouts per instance) MTPOMO with multi-start x 8 augmentations and, on the seen
-  variants, their teacher (multi-start x 8); `--augment-instances 0` skips them. Mean gaps over
-  the seen and the unseen variants.
+  variants, their teacher (multi-start x 8); `--augment-instances 0` skips them. Mean gaps
+  over the seen and the unseen variants. (`--r3c-instances 0`, `--large-r3c 0`: no R3C.)
 - r3c: the student's greedy solutions of the first `--r3c-instances` instances of every suite
   variant improved by R3C, validated after each budget in `--r3c-budgets` (rounds).
 - generalization: student and MTPOMO greedy (and student + `--large-r3c` R3C rounds) on
@@ -24,7 +24,6 @@ feasibility rate. Parts:
   `--x-instances` (default all 100) CVRPLIB Set X instances by size, grouped n <= 250, 251-500,
   501-1000; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
 - real: the same on the first `--real-instances` (default all) VRPB and VRPTW instances.
-
 Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md} (suite and r3c with the size:
 mtlkd_suite_n50); `--wandb` also logs the tables as one W&B run (offline without a key).
 """
@@ -63,6 +62,7 @@ from optiforge.problems.vrp.validator import validate_batch
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
+SKIPPED_AT_0 = ("augment_instances", "r3c_instances", "large_r3c")  # 0 skips these parts
 RESULTS = ROOT / "benchmarks" / "results"
 UNSEEN_VARIANTS = tuple(name for name in ALL_VARIANTS if name not in SEEN_VARIANTS)
 PARTS = ("suite", "r3c", "generalization", "cvrplib", "real")
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--wandb", action="store_true", help="also log the tables to W&B")
-    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
+    args = check_arguments(parser, parser.parse_args(argv), SKIPPED_AT_0, ("student", "mtpomo"))
     args.segment = tuple(args.segment)
     torch.set_num_threads(args.threads)
     args.output_dir.mkdir(parents=True, exist_ok=True)

@@ -49,6 +49,7 @@ from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
+SKIPPED_AT_0 = ("augment_instances", "r3c_instances", "large_r3c")  # 0 skips these parts
 RESULTS = ROOT / "benchmarks" / "results"
 PARTS = ("suite", "large", "cross")
 MISSING_SHARE = 0.05
@@ -287,7 +288,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     parser.add_argument("--prepare-only", action="store_true")
-    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
+    args = check_arguments(parser, parser.parse_args(argv), SKIPPED_AT_0, ("student", "mtpomo"))
     args.segment = tuple(args.segment)
     return args
 
