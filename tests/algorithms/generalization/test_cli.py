@@ -36,13 +36,19 @@ def run_diagnostic(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
-    """Three 1-NN retrainings on a 30 % share of digits, two noise levels: training loss 0,
-    the test losses and the estimate in the JSON agree with each other and with the table."""
+def small_demo_config(tmp_path: Path) -> Path:
+    """The 1-NN demo as one file training on a 30 % share of digits (35 % val, 35 % test)."""
     config = layered(BASE, NEAREST_NEIGHBOUR)
     config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
     small = tmp_path / "small.yaml"
     small.write_text(yaml.safe_dump(config))
+    return small
+
+
+def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
+    """Three 1-NN retrainings on a 30 % share of digits, two noise levels: training loss 0,
+    the test losses and the estimate in the JSON agree with each other and with the table."""
+    small = small_demo_config(tmp_path)
     result = run_diagnostic(
         *("--config", str(small), "--retrainings", "3", "--delta", "0.2"),
         *("--distributions", "data.init_args.label_noise=0.0,0.5"),
@@ -78,10 +84,7 @@ def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
         ),
         (
             (
-                "--config",
-                str(BASE),
-                "--config",
-                str(NEAREST_NEIGHBOUR),
+                *DEMO,
                 "--retrainings",
                 "3",
                 "--delta",
@@ -91,10 +94,7 @@ def test_three_retrainings_of_one_nearest_neighbour(tmp_path: Path) -> None:
         ),
         (
             (
-                "--config",
-                str(BASE),
-                "--config",
-                str(NEAREST_NEIGHBOUR),
+                *DEMO,
                 "--retrainings",
                 "3",
                 "--distributions",
@@ -129,10 +129,7 @@ def test_config_without_test_metric_fails_by_name(tmp_path: Path) -> None:
 def test_progress_lines_and_ctrl_c_stops_the_children_without_a_result(tmp_path: Path) -> None:
     """A start line names each child's pid; SIGINT to the diagnostic during the first
     retraining ends it within 5 s with status 130, the child gone, and no JSON written."""
-    config = layered(BASE, NEAREST_NEIGHBOUR)
-    config["data"]["init_args"].update(val_fraction=0.35, test_fraction=0.35)
-    small = tmp_path / "small.yaml"
-    small.write_text(yaml.safe_dump(config))
+    small = small_demo_config(tmp_path)
     env = {**os.environ, "WANDB_MODE": "disabled", "OMP_NUM_THREADS": "1"}
     env["PYTHONPATH"] = str(PROJECT_ROOT)
     output = tmp_path / "out.json"
