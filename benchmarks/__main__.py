@@ -1,5 +1,6 @@
-"""`python -m benchmarks run NAME [--preset smoke|paper] [--publish]`; see docs/benchmarks.md."""
+"""`python -m optiforge.benchmarks run NAME [--preset smoke|paper] [--publish]`; see
+docs/benchmarks.md."""
 
-from benchmarks.harness.cli import main
+from optiforge.benchmarks.harness.cli import main
 
 main()

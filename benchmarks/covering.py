@@ -3,7 +3,7 @@ known radii (unit square n = 1..10, unit disk n = 3..7), Gonzalez's farthest-poi
 and Nelder-Mead at equal evaluations of the exact covering radius; covers of the L-shape,
 annulus and comb have no published optimum and are compared between methods only.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run covering [--publish]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run covering [--publish]
 
 writes covering.{json,md} and covering_*.png (published: benchmarks/results, docs/figures).
 Every radius is the exact one (candidate enumeration, algorithms/covering/radius.py).
@@ -17,8 +17,6 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.algorithms.covering import (
     KNOWN_RADII,
     Cover,
@@ -30,6 +28,8 @@ from optiforge.algorithms.covering import (
     restarts_needed,
     smoothed_cover,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 
 CASES = [("square", n) for n in range(1, 11)] + [("disk", n) for n in range(3, 8)]
 OTHER = [(name, n) for name in ("L-shape", "annulus", "comb") for n in (3, 5, 7)]

@@ -8,7 +8,7 @@ step sizes from a grid). Distance |zbar - z*|^2 / |z0 - z*|^2 and the duality ga
 against oracle calls g_ij per node and communication rounds (gossip rounds; an all-reduce counts
 as one). Seconds per round come from real gloo processes (one per node) spawned on this machine.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run diverse
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run diverse
 
 writes diverse.{json,md} and docs/figures/diverse_<topology>_<nodes>.png.
 """
@@ -24,8 +24,6 @@ from typing import Literal
 
 from torch import Tensor
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.diverse import (
     RunSettings,
     load_compas_regression,
@@ -34,6 +32,8 @@ from optiforge.algorithms.diverse import (
     split_shards,
 )
 from optiforge.algorithms.diverse.launch import main as launch
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.problems.data_paths import data_path
 
 METHODS = ("diverse", "diverse_full_batch", "gt_eg", "gt_eg_fastmix", "centralized_ogda")

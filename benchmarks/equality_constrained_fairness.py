@@ -2,7 +2,8 @@
 equality-constrained primal-dual, logistic regression and an MLP, several seeds; and the same
 problem solved with Cooper (PyPI `cooper-optim`) against our `DualAscent` in one plain torch loop.
 
-    python -m benchmarks run equality_constrained_fairness [--seeds 0 1 2] [--steps 4000] [--wandb]
+    python -m optiforge.benchmarks run equality_constrained_fairness [--seeds 0 1 2] [--steps 4000]
+        [--wandb]
 
 Part 1 runs `train.py fit` on configs/constrained/compas_fair_logreg.yaml with overrides (model,
 mode, penalty weight), tested at the final weights: test accuracy and test parity gaps (hard
@@ -29,9 +30,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from benchmarks.cli_runs import fit_and_test
-from benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
-from benchmarks.harness.registry import RESULTS
+from optiforge.benchmarks.cli_runs import fit_and_test
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
+from optiforge.benchmarks.harness.registry import RESULTS
 from optiforge.datamodules.compas_fairness import CompasFairnessDataModule
 from optiforge.lightning_modules.classifier_nets import mlp
 from optiforge.lightning_modules.constrained.fair_classifier import (

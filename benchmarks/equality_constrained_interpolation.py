@@ -1,7 +1,8 @@
 """Interpolating classifier (Barthakur & Chamon, per-sample variant): ERM vs per-sample
 CE = 0 equality constraints on a seeded subset of the digits training split, equal step budget.
 
-    python -m benchmarks run equality_constrained_interpolation [--seeds 0 1] [--label-noise 0]
+    python -m optiforge.benchmarks run equality_constrained_interpolation [--seeds 0 1]
+        [--label-noise 0]
 
 Each run is `train.py fit` on configs/constrained/digits_interpolation_lagrangian.yaml, with the
 overlay digits_interpolation_erm.yaml for ERM (1000 full-batch AdamW steps), tested at the final
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.cli_runs import fit_and_test
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.cli_runs import fit_and_test
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "constrained"
 # The equality-constrained config; another method is an overlay on it.

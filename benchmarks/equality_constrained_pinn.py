@@ -1,7 +1,8 @@
 """Convection boundary-value problem (Barthakur & Chamon): weighted-penalty PINN vs equality
 constraints on the initial and boundary conditions, equal step budget, several seeds.
 
-    python -m benchmarks run equality_constrained_pinn [--seeds 0 1 2] [--beta 10] [--epochs 10]
+    python -m optiforge.benchmarks run equality_constrained_pinn [--seeds 0 1 2] [--beta 10]
+        [--epochs 10]
 
 Each run is `train.py fit` on configs/constrained/convection_pinn_lagrangian.yaml, with the overlay
 convection_pinn_penalty.yaml for the penalty PINN (500 full-batch steps per epoch), tested at the
@@ -18,8 +19,8 @@ from statistics import mean
 
 import torch
 
-from benchmarks.cli_runs import fit_and_test
-from benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
+from optiforge.benchmarks.cli_runs import fit_and_test
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table, mean_std
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "constrained"
 # The equality-constrained config; another method is an overlay on it.

@@ -1,6 +1,6 @@
 """Hidden symmetries and relaxation: constrained vs relaxed vs free permutation networks.
 
-    python -m benchmarks run equivariant_landscape [--seeds 10] [--steps 4000] [--wandb]
+    python -m optiforge.benchmarks run equivariant_landscape [--seeds 10] [--steps 4000] [--wandb]
 
 Teacher-student regression (`optiforge.datamodules.PermutationTeacherDataModule`, invariant scalar
 output, 2048 training and 4096 test samples) for each setting of SETTINGS: the teacher's and
@@ -38,8 +38,8 @@ import numpy as np
 import torch
 from torch.nn.functional import mse_loss
 
-from benchmarks.harness import Benchmark, Run
-from benchmarks.wandb_tables import log_tables
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
 from optiforge.lightning_modules.equivariant.hidden_rep import rep_name
 from optiforge.lightning_modules.equivariant.landscape import landscape_at

@@ -12,7 +12,7 @@ from the cache build), and `speedup` = its summed time / the batch solve time.
 Targets: convex QP: mean gap <= 1e-3, max violations <= 1e-5, speedup >= 5;
 nonconvex and nonsmooth: FSNet's gap below DC3's and the penalty net's, violations <= 1e-5.
 
-    python -m benchmarks run fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
+    python -m optiforge.benchmarks run fsnet --families convex_qp nonconvex_qp --seeds 3 --epochs 30
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from benchmarks.harness import Benchmark, Run
-from benchmarks.quiet_trainer import quiet_trainer
-from benchmarks.wandb_tables import log_tables
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
 from optiforge.lightning_modules.fsnet.solver_module import ConstrainedSolverModule

@@ -8,7 +8,7 @@ the family's residuals (feasible rate at the model's report tolerance, mean obje
 same checkpoint's solve of `--cpu-batch` instances on one CPU thread gives the ratio within the
 run. No reference solve: the gaps are in the CPU benchmarks.
 
-    python -m benchmarks.fsnet_device_timing --checkpoints a.ckpt b.ckpt --device cuda \\
+    python -m optiforge.benchmarks.fsnet_device_timing --checkpoints a.ckpt b.ckpt --device cuda \\
         --batch-sizes 1024 8192 --output-dir "$OUT"
 
 writes fsnet_device_timing.{json,md} to --output-dir.

@@ -16,7 +16,7 @@ Gaps are relative to the from-scratch reference's objective. Time per instance a
 grows (1, 32, 1024 instances) for FSNet (one batch) and for the matched solver (set-up
 included). Every point of every method goes through the family's own residuals.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run fsnet_vs_solvers --families convex_qp
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run fsnet_vs_solvers --families convex_qp
 
 writes fsnet_vs_solvers.{json,md}.
 """
@@ -31,8 +31,8 @@ import lightning as L
 import numpy as np
 import torch
 
-from benchmarks.fsnet import Training, build, fit, test
-from benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.fsnet import Training, build, fit, test
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet import FSNet
 from optiforge.problems.constrained import ProblemSpec

@@ -6,8 +6,9 @@ training labels' symmetric noise rate in 0, 0.1, 0.2, 0.3; the held-out split st
 predicts a tight bound for the loss-stable algorithm and none for the interpolating one: the
 training loss of 1-NN is 0 whatever the noise, so it tells nothing about the population loss.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run generalization_diagnostic --algorithm logreg_l2
-    OMP_NUM_THREADS=1 python -m benchmarks run generalization_diagnostic --algorithm 1nn
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run generalization_diagnostic
+        --algorithm logreg_l2
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run generalization_diagnostic --algorithm 1nn
 
 Each call retrains one algorithm `--retrainings` times through train.py (about 6 s a run),
 stores its entry in generalization_diagnostic.json beside the other algorithm's (taken from the
@@ -21,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from benchmarks.harness import Benchmark, Run
-from benchmarks.harness.registry import RESULTS
 from optiforge.algorithms.generalization import Distributions, diagnose
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness.registry import RESULTS
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "generalization"
 ALGORITHMS = {

@@ -1,7 +1,7 @@
 """Gradient vs Hessian queries to reach ‖∇f‖ <= ε: Hessian-reuse AGD swept over n_H, against
 gradient descent, restarted AGD (n_H = 0) and cubic-regularized Newton.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run gradient_hessian_tradeoff
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run gradient_hessian_tradeoff
 
 Problems: Carmon et al.'s chain (T = 20), chained Rosenbrock (d = 10 and 100), a 64-8-10 tanh
 MLP's full-batch loss on 300 digits (d = 610). For each n_H the schedule
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
-from benchmarks.nonconvex_functions import (
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.nonconvex_functions import (
     carmon_chain,
     digits_mlp_loss,
     rosenbrock,
@@ -195,7 +195,9 @@ def plot(results: dict, path: Path) -> None:
 def markdown(results: dict, slopes: dict, robustness: list[dict]) -> str:
     """The results as markdown tables, one per problem, with the fitted slopes."""
     lines = ["# Gradient vs Hessian queries to reach ‖∇f‖ <= ε", ""]
-    lines.append("Command: `OMP_NUM_THREADS=1 python -m benchmarks run gradient_hessian_tradeoff`")
+    lines.append(
+        "Command: `OMP_NUM_THREADS=1 python -m optiforge.benchmarks run gradient_hessian_tradeoff`"
+    )
     for name, rows in results.items():
         lines += ["", f"## {name}", ""]
         lines.append(

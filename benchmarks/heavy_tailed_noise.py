@@ -26,7 +26,8 @@ Budget: T iterations for every method; per iteration the baselines use one gradi
 NSGDHess pair one gradient and one Hessian-vector sample (two closure calls). Clip NSGDHess uses a
 fixed λ_h = `--hess-clip` (2: twice ‖∇²F u‖ = 1 of the noiseless Hessian).
 
-Run from the project root: `python -m benchmarks run heavy_tailed_noise` (T = 1000, 100 seeds;
+Run from the project root: `python -m optiforge.benchmarks run heavy_tailed_noise`
+(T = 1000, 100 seeds;
 writes heavy_tailed_noise.{json,md}; `--wandb` also logs a W&B run, offline
 unless credentials exist).
 """
@@ -44,7 +45,7 @@ from typing import Protocol
 import torch
 from torch import Tensor, nn
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.optimizers import ClipNSGDHess, NSGDHess, wants_graph
 
 TAIL_INDEX = 1.1

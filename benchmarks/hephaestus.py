@@ -14,7 +14,7 @@ instances each: how far the 100-node training carries.
 Targets: 100 % feasible; linear: budget within 5 % of the LP optimum (ratio_lp
 <= 1.05); nonlinear: >= 10 % lower than greedy on average (ratio_greedy <= 0.90).
 
-    python -m benchmarks run hephaestus --functions linear log --seeds 3
+    python -m optiforge.benchmarks run hephaestus --functions linear log --seeds 3
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import lightning as L
 import numpy as np
 import torch
 
-from benchmarks.harness import Benchmark, Run
-from benchmarks.quiet_trainer import quiet_trainer
-from benchmarks.wandb_tables import log_tables
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.qosd import QoSDDataModule
 from optiforge.lightning_modules.hephaestus import Forge
 from optiforge.lightning_modules.hephaestus.morph import Morph

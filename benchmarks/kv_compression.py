@@ -7,7 +7,7 @@ first `--context` positions of a validation window are compressed and the last p
 queries attend to them. Each seed is a fresh synthetic draw / another validation window and a
 fresh walk. (c) BalanceKV's time and peak memory per compressed block against the block size.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run kv_compression
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run kv_compression
 
 writes kv_compression.{json,md} and docs/figures/kv_compression_error.png
 (a few minutes on one core); the end-to-end losses are benchmarks/kv_compression_e2e.py.
@@ -24,8 +24,6 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run, timeit
 from optiforge.algorithms.kv_compression import (
     BalanceKV,
     KeyNorm,
@@ -37,6 +35,8 @@ from optiforge.algorithms.kv_compression import (
     weighted_attention,
 )
 from optiforge.algorithms.kv_compression.synthetic import clustered_with_needle
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run, timeit
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
 

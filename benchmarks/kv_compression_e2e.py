@@ -10,7 +10,7 @@ Presses: BalanceKVPress and uniform halving (ours, `CompressorPress`; also with 
 exact sinks and 64 recent tokens, which keep more than the others' budget), and kvpress's SnapKV,
 StreamingLLM, Knorm, ExpectedAttention and Random, at rates 1/2 ... 1/16.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run kv_compression_e2e
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run kv_compression_e2e
 
 writes kv_compression_e2e.{json,md} and docs/figures/kv_compression_e2e.png.
 Needs the `kv` extra (kvpress).
@@ -38,10 +38,10 @@ from torch.nn import functional as F
 from torch.utils.data import Dataset
 from transformers import DynamicCache, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.kv_compression import UniformHalving
 from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
 

@@ -6,7 +6,7 @@ as moves get cheap; (3) momentum: the heavy-ball rule optimal over N steps for a
 eigenbasis (β grows with N), and the LQG controller's exact heavy-ball form under noisy
 gradients; (4) the Bayesian curvature belief against Adam's √v̂.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run learning_rules_derivation
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run learning_rules_derivation
 
 writes learning_rules_derivation.{json,md} and
 docs/figures/learning_rules_*.png (a few seconds on one core).
@@ -20,8 +20,6 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.learning_rules import (
     finite_horizon_lqr,
     infer_curvature,
@@ -31,6 +29,8 @@ from optiforge.algorithms.learning_rules import (
     polyak_heavy_ball,
     simulate_lqg,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
 
 HORIZONS = [1, 2, 3, 5, 10, 20, 50, 100, 200]
 

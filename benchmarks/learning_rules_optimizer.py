@@ -10,7 +10,7 @@ they share it), SGD momentum 0.9 at 0.05 (untuned; 0.3 diverged on the LM).
 Time per step is measured separately in one run, alternating the optimizers in rounds on a fixed
 batch (forward, backward, step), as a median ratio to Adam.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run learning_rules_optimizer [--seeds 0 1 2]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run learning_rules_optimizer [--seeds 0 1 2]
 
 writes learning_rules_optimizer.{json,md}.
 """
@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from benchmarks.cli_runs import fit_and_test
-from benchmarks.harness import Benchmark, Run, interleaved
+from optiforge.benchmarks.cli_runs import fit_and_test
+from optiforge.benchmarks.harness import Benchmark, Run, interleaved
 from optiforge.lightning_modules.char_lm.model import CharTransformer
 from optiforge.lightning_modules.classifier_nets import small_cnn
 from optiforge.optimizers import BayesCurvature

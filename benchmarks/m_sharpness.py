@@ -1,7 +1,7 @@
 """m-sharpness experiment (Luo et al. 2025): test accuracy of SGD, SAM, n-SAM, m-SAM for several
 micro-batch sizes m, and RW-SAM, on label-noise tasks, several seeds, through the project's CLI.
 
-    python -m benchmarks run m_sharpness [--seeds 0 1 2] [--tasks digits compas] [--wandb]
+    python -m optiforge.benchmarks run m_sharpness [--seeds 0 1 2] [--tasks digits compas] [--wandb]
 
 Each run is `train.py fit` on the task's testbed configs and configs/optimizers/sgd.yaml with the
 method's optimizer given as overrides (the same values as configs/optimizers/sam.yaml and the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
 """The MTL-KD student's greedy decoding at large n, with and without the k-nearest candidate
 restriction: time per instance and gap to PyVRP.
 
-    python -m benchmarks run mtlkd_candidates [--sizes 200 500 1000] [--instances 16 16 8]
+    python -m optiforge.benchmarks run mtlkd_candidates [--sizes 200 500 1000] [--instances 16 16 8]
         [--ks 0 20 50 100] [--iterations 1000] [--threads 1]
         [--student weights/mtlkd/student_n50.pt] [--convention routefinder]
 
@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 import torch
 
-from benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, resolve_weights
 from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from optiforge.problems.vrp import env

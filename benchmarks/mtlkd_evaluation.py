@@ -1,6 +1,6 @@
 """MTL-KD evaluation: the student against the MTPOMO-style baseline and the single-task teachers.
 
-    python -m benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
+    python -m optiforge.benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
         --mtpomo weights/mtlkd/mtpomo_n50.pt [--parts suite r3c generalization cvrplib]
 Models are weights files (`optiforge.lightning_modules.mtlkd.policy_weights`) or Lightning
 checkpoints. Every solution is checked by the independent validator
@@ -44,11 +44,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from benchmarks.figures import figure_dir
-from benchmarks.harness.checks import check_arguments
-from benchmarks.mtlkd_figures import draw_from_json
-from benchmarks.mtlkd_tables import markdown
-from benchmarks.wandb_tables import log_tables
+from optiforge.benchmarks.figures import figure_dir
+from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.mtlkd_figures import draw_from_json
+from optiforge.benchmarks.mtlkd_tables import markdown
+from optiforge.benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
 from optiforge.lightning_modules.mtlkd.policy_weights import export_checkpoint, shipped_teacher_path

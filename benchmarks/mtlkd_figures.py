@@ -1,6 +1,6 @@
 """MTL-KD figures from `benchmarks.mtlkd_evaluation`'s JSON: gap vs R3C budget, gap vs size.
 
-    python -m benchmarks run mtlkd_figures [--results-dir benchmarks/results]
+    python -m optiforge.benchmarks run mtlkd_figures [--results-dir benchmarks/results]
 
 redraws every figure from the published results (no model is run): `mtlkd_r3c_n<size>`
 gives the mean gap to PyVRP after each R3C budget (all variants, seen, unseen, and every variant
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from matplotlib.ticker import LogLocator, NullLocator, ScalarFormatter
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
-from benchmarks.harness.registry import RESULTS
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness.registry import RESULTS
 from optiforge.problems.vrp.variants import SEEN_VARIANTS
 
 if TYPE_CHECKING:

@@ -1,6 +1,7 @@
 """MTL-KD training throughput: the student's KD step and the POMO teacher's REINFORCE step.
 
-    python -m benchmarks.mtlkd_kd_throughput [--baseline COMMIT] [--after COMMIT] [--rounds 3]
+    python -m optiforge.benchmarks.mtlkd_kd_throughput [--baseline COMMIT] [--after COMMIT]
+        [--rounds 3]
         [--repeats 4] [--student-batch 60] [--teacher-batch 16]
 
 Measures instances per second of one optimisation step (`training_step` + backward, as
@@ -39,7 +40,7 @@ from types import ModuleType
 
 import yaml
 
-from benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.harness.checks import check_arguments
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

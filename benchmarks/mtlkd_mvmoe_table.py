@@ -1,6 +1,6 @@
 """MTL-KD on the paper's benchmark: MVMoE's test sets, the student against MTPOMO and the teachers.
 
-    python -m benchmarks.mtlkd_mvmoe_table --mvmoe-dir /path/to/Routing-MVMoE/data \\
+    python -m optiforge.benchmarks.mtlkd_mvmoe_table --mvmoe-dir /path/to/Routing-MVMoE/data \\
         --student weights/mtlkd/student_mvmoe_n50.pt --mtpomo weights/mtlkd/mtpomo_mvmoe_n50.pt \\
         [--parts suite large cross] [--sizes 50 100] [--prepare-only]
 
@@ -38,8 +38,15 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
-from benchmarks.harness.checks import check_arguments
-from benchmarks.mtlkd_evaluation import augment, gap_summary, greedy, load_model, r3c_stages, run
+from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.mtlkd_evaluation import (
+    augment,
+    gap_summary,
+    greedy,
+    load_model,
+    r3c_stages,
+    run,
+)
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import resolve_weights
 from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent

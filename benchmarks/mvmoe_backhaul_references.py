@@ -1,6 +1,7 @@
 """Backhaul references on MVMoE's files: published solutions against ours, and the gaps they give.
 
-    python -m benchmarks.mvmoe_backhaul_references --mvmoe-dir /path/to/Routing-MVMoE/data \\
+    python -m optiforge.benchmarks.mvmoe_backhaul_references
+        --mvmoe-dir /path/to/Routing-MVMoE/data \\
         [--variants VRPB VRPBL OVRPB OVRPBL] [--size 50] [--instances 30] [--iterations 500] \\
         [--rounds 2000]
 
@@ -33,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.harness.checks import check_arguments
-from benchmarks.mtlkd_evaluation import augment, greedy, load_model, run
+from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.mtlkd_evaluation import augment, greedy, load_model, run
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.mvmoe_files import as_float32, instance_path, read_instances
 from optiforge.problems.vrp.mvmoe_solutions import solver_costs, solver_files

@@ -1,6 +1,6 @@
 """Which capacity rule for n > 200 reproduces MTL-KD's reported HGS objectives at n = 500 / 1000.
 
-    python -m benchmarks run mvmoe_large_rule [--instances-500 50] [--instances-1000 10]
+    python -m optiforge.benchmarks run mvmoe_large_rule [--instances-500 50] [--instances-1000 10]
         [--iterations 100]
 
 MVMoE defines its capacity only at n = 20 / 50 / 100 / 200 (30 / 40 / 50 / 70) and raises
@@ -32,7 +32,7 @@ import pyvrp
 import torch
 from pyvrp.stop import MaxIterations
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.instance import VRPBatch

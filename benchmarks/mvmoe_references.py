@@ -1,6 +1,7 @@
 """MVMoE's published solver results checked by our validator, per variant, size and solver.
 
-    python -m benchmarks.mvmoe_references --mvmoe_dir /path/to/Routing-MVMoE/data [--count N]
+    python -m optiforge.benchmarks.mvmoe_references --mvmoe_dir /path/to/Routing-MVMoE/data
+        [--count N]
 
 For every test file `<VARIANT>/<variant><n>_uniform.pkl` under `--mvmoe_dir` (not shipped: the
 files of github.com/RoyalSkye/Routing-MVMoE, `data/`), every result file beside it is read
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.harness.checks import check_arguments
 from optiforge.problems.vrp.mvmoe_files import TEST_FILE, best_costs, file_name, solver_summary
 from optiforge.problems.vrp.mvmoe_solutions import SolverCosts, finite_mean
 from optiforge.problems.vrp.variants import ALL_VARIANTS

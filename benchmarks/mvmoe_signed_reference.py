@@ -1,6 +1,7 @@
 """What PyVRP solves for MVMoE's signed load rule: strict linehaul-first or mixed backhauls.
 
-    python -m benchmarks run mvmoe_signed_reference [--instances 50] [--size 50] [--iterations 100]
+    python -m optiforge.benchmarks run mvmoe_signed_reference [--instances 50] [--size 50]
+        [--iterations 100]
 
 PyVRP cannot express the signed rule (`problems/vrp/pyvrp_solver.py`), so the reference of a
 signed-load instance solves a model PyVRP has: strict linehaul-first backhauls or PyVRP's mixed
@@ -20,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.pyvrp_solver import solve_arrays

@@ -10,7 +10,7 @@ the method's wall time scaled to 10^5 evaluations. The query section times the t
 1000 preferences against re-running EvoTorch's SNES per preference on the same Tchebycheff
 scalarisation (timed on `--rerun-prefs` preferences, extrapolated to 1000).
 
-    OMP_NUM_THREADS=1 python -m benchmarks run neural_es
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run neural_es
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from benchmarks.harness import Benchmark, Run
-from benchmarks.neural_es_baselines import (
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.neural_es_baselines import (
     run_neural_es,
     run_psl_pgpe,
     run_pymoo,

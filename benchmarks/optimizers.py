@@ -2,7 +2,8 @@
 measured in one run: SAM / SGD, RW-SAM / SAM, ClippedScion / AdamW, and each against the closest
 peer in PyPI `pytorch-optimizer` (its SAM and SCION).
 
-    python -m benchmarks run optimizers [--steps 20] [--rounds 5] [--threads 1] [--mlp-batch 128]
+    python -m optiforge.benchmarks run optimizers [--steps 20] [--rounds 5] [--threads 1]
+        [--mlp-batch 128]
         [--ratios "RW-SAM / SAM" ...]   (a subset; written to optimizers_mlp_b<batch>_subset.*)
 
 Writes optimizers_mlp_b<batch>.json and .md. Timings alternate
@@ -22,7 +23,7 @@ from typing import Literal
 import torch
 from torch import nn
 
-from benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
 from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
 from optiforge.optimizers import RWSAM, SAM, ClippedScion, UnconstrainedScion, sharpness_pass
 

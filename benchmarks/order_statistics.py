@@ -8,7 +8,7 @@ quantiles of X_(1) / X_(2) over trials stay put. E[X_(l)] is exact (numerical in
 n = 10 .. 10^12; the Monte Carlo (exponential spacings, memory O(trials l)) runs n = 10^2 .. 10^7
 with `--trials` trials and is checked against the exact means.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run order_statistics
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run order_statistics
 
 writes order_statistics_growth.{json,md} and order_statistics_<family>.png.
 """
@@ -23,8 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.algorithms.order_statistics import (
     Exponential,
     NearExtremal,
@@ -33,6 +31,8 @@ from optiforge.algorithms.order_statistics import (
     expected_order_statistic,
     summarize_top,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 
 FAMILIES: dict[str, TailFamily] = {
     "exponential": Exponential(),

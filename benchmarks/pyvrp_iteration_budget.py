@@ -1,6 +1,7 @@
 """PyVRP reference quality: the old wall-clock budgets against iteration budgets, n = 50.
 
-    python -m benchmarks run pyvrp_iteration_budget [--instances 16] [--variants CVRP VRPTW]
+    python -m optiforge.benchmarks run pyvrp_iteration_budget [--instances 16]
+        [--variants CVRP VRPTW]
         [--time-limits 0.05 0.1 1.0] [--iterations 50 100 250 500 1000 2000]
 
 The seeded n = 50 instances of each variant are solved by PyVRP (seed 0) once per wall-clock
@@ -20,7 +21,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from pyvrp.stop import MaxIterations, MaxRuntime, StoppingCriterion
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.pyvrp_solver import build_model

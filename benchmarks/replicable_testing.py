@@ -6,7 +6,7 @@ internal seed, fresh samples) on null, eps-far and mid-window instances (benchma
 replicable_testing_instances.py) it measures the replicability rate (both runs decide alike) with a
 95% Clopper-Pearson interval, the rejection rate and the accuracy (null: accept, far: reject).
 
-    OMP_NUM_THREADS=1 python -m benchmarks run replicable_testing
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run replicable_testing
 
 writes replicable_testing.{json,md} and replicable_testing.png.
 """
@@ -20,20 +20,20 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
-from benchmarks.replicable_testing_instances import (
-    Instance,
-    closeness_instances,
-    independence_instances,
-    uniformity_instances,
-)
-from benchmarks.replicable_testing_runs import METHODS, Setup, run_pairs, summarize
 from optiforge.algorithms.replicable_testing import (
     closeness_samples,
     independence_samples,
     uniformity_samples,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.replicable_testing_instances import (
+    Instance,
+    closeness_instances,
+    independence_instances,
+    uniformity_instances,
+)
+from optiforge.benchmarks.replicable_testing_runs import METHODS, Setup, run_pairs, summarize
 
 SETTINGS = ((100, 0.5, 0.2), (1000, 0.25, 0.2), (1000, 0.5, 0.1))
 SHAPES = {100: (10, 10), 1000: (20, 50)}  # independence: n1 x n2 = n cells

@@ -18,13 +18,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import binomtest, chi2_contingency, chisquare
 
-from benchmarks.replicable_testing_instances import ALPHA, Instance
 from optiforge.algorithms.replicable_testing import (
     FIXED_THRESHOLD,
     closeness_statistic,
     draw_threshold,
     draw_uniform_reference,
 )
+from optiforge.benchmarks.replicable_testing_instances import ALPHA, Instance
 
 METHODS = ("replicable", "fixed", "scipy")
 

@@ -7,7 +7,7 @@ on a grid m_bound 1.25^-k whose `--pairs` seeded pairs agree at rate >= 1 - rho 
 eps-far and mid-window instances while accepting the null and rejecting the far instance at
 rate >= 2/3; its log-log slope is fitted.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run replicable_testing_samples
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run replicable_testing_samples
 
 writes replicable_testing_samples.{json,md} and
 docs/figures/replicable_testing_samples.png.
@@ -22,19 +22,19 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
-from benchmarks.replicable_testing_instances import (
-    Instance,
-    closeness_instances,
-    uniformity_instances,
-)
-from benchmarks.replicable_testing_runs import Setup, run_pairs, summarize
 from optiforge.algorithms.replicable_testing import (
     closeness_samples,
     independence_samples,
     uniformity_samples,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.replicable_testing_instances import (
+    Instance,
+    closeness_instances,
+    uniformity_instances,
+)
+from optiforge.benchmarks.replicable_testing_runs import Setup, run_pairs, summarize
 
 EPS, RHO = 0.25, 0.2
 FORMULA_SIZES = np.unique(np.round(np.logspace(1, 9, 33)).astype(int))

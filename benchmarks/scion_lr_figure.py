@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from matplotlib.lines import Line2D
 
-from benchmarks.figures import new_figure
+from optiforge.benchmarks.figures import new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -30,7 +30,7 @@ char LM (1.5 x 2.3 nats is about the unigram entropy) and strict for digits (bes
 the report also counts the points that achieved >= 90 % of the optimizer's best loss reduction
 from the initial loss (`near_best_points`).
 
-Run from the project root: `python -m benchmarks run scion_lr_sweep` (writes
+Run from the project root: `python -m optiforge.benchmarks run scion_lr_sweep` (writes
 scion_lr_sweep.{json,md} and the figure scion_lr_sweep.png; `--seeds 2`, `--quick` for a smoke
 test, `--wandb` to log curves and the plot to W&B, offline without credentials). `--plot-only`
 redraws the figure from the published JSON (same `--output-stem`) without training.
@@ -50,13 +50,18 @@ import torch
 from torch import nn
 from torch.optim import Optimizer
 
-from benchmarks.figures import save
-from benchmarks.harness import Benchmark
-from benchmarks.harness import Run as HarnessRun
-from benchmarks.harness.registry import RESULTS
-from benchmarks.scion_lr_figure import draw_lr_sweep
-from benchmarks.scion_lr_report import NEAR_BEST_SHARE, json_safe, log_to_wandb, markdown_report
-from benchmarks.scion_lr_tasks import Batch, Task, make_tasks
+from optiforge.benchmarks.figures import save
+from optiforge.benchmarks.harness import Benchmark
+from optiforge.benchmarks.harness import Run as HarnessRun
+from optiforge.benchmarks.harness.registry import RESULTS
+from optiforge.benchmarks.scion_lr_figure import draw_lr_sweep
+from optiforge.benchmarks.scion_lr_report import (
+    NEAR_BEST_SHARE,
+    json_safe,
+    log_to_wandb,
+    markdown_report,
+)
+from optiforge.benchmarks.scion_lr_tasks import Batch, Task, make_tasks
 from optiforge.optimizers import (
     ClippedScion,
     Scion,

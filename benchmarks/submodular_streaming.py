@@ -9,7 +9,7 @@ x V, `--adversarial-bound-ratio` x V on the adversarial streams); the known-visi
 run once with the exact V and once with the bound. Our on-demand recommender's ratio is checked
 against its proved bound: offline greedy >= OPT / 2, so ratio / 2 is a certified ratio to OPT.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run submodular_streaming
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run submodular_streaming
 
 writes submodular_streaming.{json,md} and docs/figures/submodular_*.png; `--lengths 5000 50000
 500000` and more `--seeds` scale it up.
@@ -23,8 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
 from optiforge.algorithms.submodular_streaming import (
     KnownVisitsSwap,
     LinearMemoryGreedy,
@@ -42,6 +40,8 @@ from optiforge.algorithms.submodular_streaming import (
     synthetic_stream,
     worst_first_stream,
 )
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.problems.data_paths import data_path
 
 Factory = Callable[[int, int, int, int], StreamingRecommender]  # (k, topics, V, bound)

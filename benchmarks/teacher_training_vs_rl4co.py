@@ -1,6 +1,7 @@
 """Teacher training against RL4CO's POMO at equal CPU wall clock, CVRP n = 50.
 
-    python -m benchmarks run teacher_training_vs_rl4co [--minutes 20] [--test-instances 1000]
+    python -m optiforge.benchmarks run teacher_training_vs_rl4co [--minutes 20]
+        [--test-instances 1000]
         [--reference-iterations 1000] [--work-dir artifacts/teacher_vs_rl4co]
 
 Trains, concurrently and with one torch thread each, (a) our `POMOTeacher` through `train.py`
@@ -30,7 +31,7 @@ from typing import Literal
 import numpy as np
 import torch
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import load_policy, save_weights
 from optiforge.lightning_modules.mtlkd.teacher_inference import solve
@@ -225,7 +226,7 @@ def main(run: Run, args: Config) -> None:
     data.prepare_split("test")
     test_set = data.load_set("test", "CVRP", NUM_CUSTOMERS)
     environment = {**os.environ, "OMP_NUM_THREADS": "1", "WANDB_MODE": "disabled"}
-    command = [sys.executable, "-m", "benchmarks.teacher_training_vs_rl4co"]
+    command = [sys.executable, "-m", "optiforge.benchmarks.teacher_training_vs_rl4co"]
     workers = [
         subprocess.Popen(
             [

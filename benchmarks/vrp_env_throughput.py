@@ -1,7 +1,7 @@
 """VRP environment throughput: instances x steps per second of uniform random feasible rollouts
 (reset + mask + sample + step until every instance is done) for each of the 16 variants.
 
-    python -m benchmarks run vrp_env_throughput [--num-customers 100] [--batch-size 512]
+    python -m optiforge.benchmarks run vrp_env_throughput [--num-customers 100] [--batch-size 512]
         [--rounds 3] [--threads 1] [--device cpu]
 
 Prints a table, writes vrp_env_throughput.json and .md. The median over
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.problems.vrp.env import random_feasible_rollout
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.variants import ALL_VARIANTS

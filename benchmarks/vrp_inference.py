@@ -1,6 +1,7 @@
 """Greedy inference time per instance and peak memory of the MTL-KD models at n = 100..1000.
 
-    python -m benchmarks run vrp_inference [--sizes 100 200 500 1000] [--batch-sizes 32 16 4 2]
+    python -m optiforge.benchmarks run vrp_inference [--sizes 100 200 500 1000]
+        [--batch-sizes 32 16 4 2]
         [--repeats 3] [--threads 1]
 
 CVRP instances from our generator (capacity 30 + n/5), decoded greedily from the depot (one
@@ -31,7 +32,7 @@ from typing import Literal
 
 import torch
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
     load_policy,
@@ -77,7 +78,7 @@ def rl4co(batch: VRPBatch) -> tuple[Callable[[], object], Callable[[object], tor
     from rl4co.models.zoo.am import AttentionModelPolicy
     from tensordict import TensorDict
 
-    from benchmarks.teacher_training_vs_rl4co import RL4CO_POLICY
+    from optiforge.benchmarks.teacher_training_vs_rl4co import RL4CO_POLICY
 
     peer_env = CVRPEnv(generator_params={"num_loc": batch.num_nodes - 1})
     policy = AttentionModelPolicy(env_name=peer_env.name, **RL4CO_POLICY).eval()
@@ -158,7 +159,7 @@ def main(run: Run, args: Config) -> None:
     for n, batch_size in zip(args.sizes, args.batch_sizes, strict=True):
         for model in MODELS:
             command = [
-                sys.executable, "-m", "benchmarks.vrp_inference", "--one", model,
+                sys.executable, "-m", "optiforge.benchmarks.vrp_inference", "--one", model,
                 "--sizes", str(n), "--batch-sizes", str(batch_size),
                 "--repeats", str(args.repeats), "--threads", str(args.threads),
             ]  # fmt: skip

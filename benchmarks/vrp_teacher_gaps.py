@@ -1,6 +1,7 @@
 """Test gaps of the shipped POMO teachers (weights/mtlkd/teacher_<variant>_n50.pt) to PyVRP.
 
-    python -m benchmarks run vrp_teacher_gaps [--instances 1000] [--reference-iterations 1000]
+    python -m optiforge.benchmarks run vrp_teacher_gaps [--instances 1000]
+        [--reference-iterations 1000]
         [--variants CVRP OVRP ...] [--threads 2]
 
 Each teacher runs `train.py test` on its config with `--model.init_args.weights`: the seeded
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
 from optiforge.problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS
 from optiforge.problems.vrp.variants import SEEN_VARIANTS

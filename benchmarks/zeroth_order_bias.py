@@ -15,7 +15,7 @@ the optimal pairing; drawn as tensors by `zo_batched.draw`), the forward two-poi
   subtracting it changes no mean and removes the direction-sampling noise of order sqrt(d));
 - relative MSE E|g_hat - grad f|^2 / |grad f|^2 and the mean number of function evaluations.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_bias [--samples 300000] \
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run zeroth_order_bias [--samples 300000] \
         [--logistic-samples 100000]
 
 writes zeroth_order_bias.{json,md} and its figure.
@@ -31,8 +31,8 @@ from pathlib import Path
 import torch
 from sklearn.datasets import load_digits
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.optimizers.zo_batched import draw
 from optiforge.optimizers.zo_perturbation import derive_seed
 from optiforge.optimizers.zo_schedules import Geometric, Zipf

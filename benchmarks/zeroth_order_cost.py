@@ -13,7 +13,8 @@ Three models on a batch of 64 digits-shaped inputs: the digits CNN of configs/de
   or `torch.cuda.max_memory_allocated` (CUDA); "inference" is one forward under `no_grad`.
 Ratios are against the backprop step, measured in the same run.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_cost [--rounds 15] [--device cpu]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run zeroth_order_cost [--rounds 15]
+        [--device cpu]
 
 writes zeroth_order_cost[_cuda].{json,md}.
 """
@@ -31,8 +32,8 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile
 from torch.profiler._memory_profiler import MemoryProfileTimeline
 
-from benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
-from benchmarks.harness.timing import cuda_sync
+from optiforge.benchmarks.harness import Benchmark, Column, Run, interleaved, markdown_table
+from optiforge.benchmarks.harness.timing import cuda_sync
 from optiforge.lightning_modules.classifier_nets import mlp, small_cnn
 from optiforge.optimizers import MeZO, TelescopingZO
 from optiforge.optimizers.zo_perturbation import SeededDirection

@@ -10,8 +10,9 @@ the backbone frozen, like MeZO's parameter-efficient modes) and `full` tunes eve
 learning rate (and the telescoping mu_1) is picked on the validation split with seed 0 from a small
 grid, then every method runs 3 seeds; test accuracy is recorded every 500 evaluations.
 
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_finetune [--budget 6000] [--seeds 0 1 2]
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_finetune --model transformer
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run zeroth_order_finetune [--budget 6000]
+        [--seeds 0 1 2]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run zeroth_order_finetune --model transformer
 
 `--model transformer` does the same with the classifier's small transformer (image rows as
 tokens, width 32, 2 pre-norm layers; 18.0 K parameters, head 330). Writes
@@ -32,8 +33,8 @@ import torch
 from sklearn.datasets import load_digits
 from torch import nn
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.lightning_modules.classifier_nets import small_cnn, small_transformer
 from optiforge.optimizers import MeZO, TelescopingZO
 

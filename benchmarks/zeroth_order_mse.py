@@ -19,7 +19,7 @@ evaluations) and, at B = 4, one P4 draw (3 or 4). At B = 4, "P3 x2" also average
 budget is the mean of its k independent draws; relative MSE = E|g_hat - grad f|^2 / |grad f|^2
 over `samples` estimates, with a 95 % CI half-width (1.96 standard errors).
 
-    OMP_NUM_THREADS=1 python -m benchmarks run zeroth_order_mse [--preset smoke]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run zeroth_order_mse [--preset smoke]
 
 writes zeroth_order_mse.{json,md} and the figure zeroth_order_mse.png.
 """
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.optimizers.zo_batched import draw
 from optiforge.optimizers.zo_perturbation import derive_seed
 from optiforge.optimizers.zo_schedules import Geometric, Zipf

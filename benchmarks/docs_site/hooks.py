@@ -24,15 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `mkdocs build` does not put the working folder on sys.path
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.docs_site.api_pages import FOLDERS, api_page, api_uri  # noqa: E402
-from benchmarks.docs_site.repo_links import (  # noqa: E402
+from optiforge.benchmarks.docs_site.api_pages import FOLDERS, api_page, api_uri  # noqa: E402
+from optiforge.benchmarks.docs_site.repo_links import (  # noqa: E402
     FOLDER_PAGE,
     HOME,
     outside_targets,
     rewrite,
     site_uri,
 )
-from benchmarks.reproduction.report import page_markdown  # noqa: E402
+from optiforge.benchmarks.reproduction.report import page_markdown  # noqa: E402
 
 REPRODUCTION = "reproduction.md"
 _api_tree: Path | None = None

@@ -2,15 +2,16 @@
 
 A benchmark module declares `BENCHMARK = Benchmark(name, run, Config, smoke={...})`; its `run`
 takes a `Run` (where to write, the provenance) and the `Config` dataclass (the arguments, which
-are the command line's schema). `python -m benchmarks run NAME [--preset smoke|paper] [--publish]`
+are the command line's schema). `python -m optiforge.benchmarks run NAME [--preset smoke|paper]
+[--publish]`
 runs it; see docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
-from benchmarks.harness.registry import Benchmark, Run
-from benchmarks.harness.report import Column, markdown_table, mean_std
-from benchmarks.harness.timing import Timing, interleaved, timeit
+from optiforge.benchmarks.harness.registry import Benchmark, Run
+from optiforge.benchmarks.harness.report import Column, markdown_table, mean_std
+from optiforge.benchmarks.harness.timing import Timing, interleaved, timeit
 
 __all__ = [
     "Benchmark",

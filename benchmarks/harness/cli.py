@@ -1,5 +1,6 @@
-"""`python -m benchmarks run NAME [--preset smoke|paper] [--publish] [--out DIR] [options]`
-and `python -m benchmarks list`."""
+"""`python -m optiforge.benchmarks run NAME [--preset smoke|paper] [--publish] [--out DIR]
+[options]`
+and `python -m optiforge.benchmarks list`."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness import registry
-from benchmarks.harness.checks import config_errors
-from benchmarks.harness.record import provenance
-from benchmarks.harness.registry import FIGURES, RESULTS, RUNS, Benchmark, Run
+from optiforge.benchmarks.harness import registry
+from optiforge.benchmarks.harness.checks import config_errors
+from optiforge.benchmarks.harness.record import provenance
+from optiforge.benchmarks.harness.registry import FIGURES, RESULTS, RUNS, Benchmark, Run
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _option(parser: argparse.ArgumentParser, name: str, hint: object, default: o
 def config_parser(benchmark: Benchmark, preset: str) -> argparse.ArgumentParser:
     """The options of `benchmark`'s config, defaulting to the preset's values."""
     parser = argparse.ArgumentParser(
-        prog=f"python -m benchmarks run {benchmark.name}",
+        prog=f"python -m optiforge.benchmarks run {benchmark.name}",
         description=(sys.modules[benchmark.run.__module__].__doc__ or "").split("\n\n")[0],
     )
     values = {f.name: f.default for f in dataclasses.fields(benchmark.config)}
@@ -71,7 +72,7 @@ def config_parser(benchmark: Benchmark, preset: str) -> argparse.ArgumentParser:
 
 def parse(argv: Sequence[str]) -> Invocation:
     """Parse `run NAME ...` without running anything (SystemExit on bad arguments)."""
-    top = argparse.ArgumentParser(prog="python -m benchmarks", add_help=True)
+    top = argparse.ArgumentParser(prog="python -m optiforge.benchmarks", add_help=True)
     top.add_argument("command", choices=["run"])
     top.add_argument("name", choices=registry.NAMES, metavar="NAME")
     top.add_argument("--preset", choices=["smoke", "paper"], default="paper")
@@ -128,9 +129,9 @@ def execute(invocation: Invocation, command: str) -> Run:
 
 
 def main(argv: Sequence[str] | None = None) -> Run | None:
-    """The `python -m benchmarks` entry point."""
+    """The `python -m optiforge.benchmarks` entry point."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["list"]:
         print("\n".join(sorted(registry.NAMES)))
         return None
-    return execute(parse(argv), shlex.join(["python", "-m", "benchmarks", *argv]))
+    return execute(parse(argv), shlex.join(["python", "-m", "optiforge.benchmarks", *argv]))

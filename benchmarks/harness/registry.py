@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness.record import ROOT
-from benchmarks.harness.report import write_result
+from optiforge.benchmarks.harness.record import ROOT
+from optiforge.benchmarks.harness.report import write_result
 
 RESULTS = ROOT / "benchmarks" / "results"
 FIGURES = ROOT / "docs" / "figures"
@@ -118,8 +118,9 @@ class Benchmark:
         return dict(presets[name])
 
     def main(self, argv: Sequence[str] | None = None) -> None:
-        """`python -m benchmarks.<name> ...`: the same as `python -m benchmarks run <name> ...`."""
-        from benchmarks.harness.cli import main
+        """`python -m optiforge.benchmarks.<name> ...`: the same as
+        `python -m optiforge.benchmarks run <name> ...`."""
+        from optiforge.benchmarks.harness.cli import main
 
         main(["run", self.name, *(sys.argv[1:] if argv is None else argv)])
 
@@ -128,7 +129,7 @@ def get(name: str) -> Benchmark:
     """The benchmark registered as `name`; a ValueError lists the valid names."""
     if name not in NAMES:
         raise ValueError(f"unknown benchmark {name!r}; registered: {', '.join(sorted(NAMES))}")
-    benchmark = importlib.import_module(f"benchmarks.{name}").BENCHMARK
+    benchmark = importlib.import_module(f"optiforge.benchmarks.{name}").BENCHMARK
     if benchmark.name != name:
         raise ValueError(f"benchmarks/{name}.py registers {benchmark.name!r}, not {name!r}")
     return benchmark

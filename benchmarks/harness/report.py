@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.harness.record import scrub_path, scrub_paths
+from optiforge.benchmarks.harness.record import scrub_path, scrub_paths
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold
-from benchmarks.reproduction.select import Getter, at, field, ratio, rows, scaled
+from optiforge.benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold
+from optiforge.benchmarks.reproduction.select import Getter, at, field, ratio, rows, scaled
 
 CVRP1000 = ("rows", "CVRP/n1000")
 MTLKD_SEEN = ("CVRP", "OVRP", "VRPB", "VRPL", "VRPTW", "OVRPTW")  # the paper's 6 seen variants

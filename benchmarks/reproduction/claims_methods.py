@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold
-from benchmarks.reproduction.select import Getter, at, field, mean, over, rows
+from optiforge.benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold
+from optiforge.benchmarks.reproduction.select import Getter, at, field, mean, over, rows
 
 ROSENBROCK = ("results", "Rosenbrock d=10")
 NEAR_EXTREMAL = ("families", "near_extremal_0.5")

@@ -10,7 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reproduction.select import Getter
+from optiforge.benchmarks.reproduction.select import Getter
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

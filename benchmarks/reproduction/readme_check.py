@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.reproduction.model import Claim
+from optiforge.benchmarks.reproduction.model import Claim
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SYSTEM_LINK = re.compile(r"\(docs/(\w+)\.md\)")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks.reproduction.claims_learned import CLAIMS_LEARNED
-from benchmarks.reproduction.claims_methods import CLAIMS_METHODS
-from benchmarks.reproduction.model import Claim
+from optiforge.benchmarks.reproduction.claims_learned import CLAIMS_LEARNED
+from optiforge.benchmarks.reproduction.claims_methods import CLAIMS_METHODS
+from optiforge.benchmarks.reproduction.model import Claim
 
 CLAIMS: tuple[Claim, ...] = (*CLAIMS_LEARNED, *CLAIMS_METHODS)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from benchmarks.reproduction.model import Claim, Verdict, load
-from benchmarks.reproduction.registry import CLAIMS
-from benchmarks.reproduction.unchecked import UNCHECKED
+from optiforge.benchmarks.reproduction.model import Claim, Verdict, load
+from optiforge.benchmarks.reproduction.registry import CLAIMS
+from optiforge.benchmarks.reproduction.unchecked import UNCHECKED
 
 # Front matter: the page hides the side bars (material's `hide`) so the table gets the width.
 INTRO = """---

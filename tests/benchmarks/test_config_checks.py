@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import cli, registry
-from benchmarks.harness.checks import config_errors
+from optiforge.benchmarks.harness import cli, registry
+from optiforge.benchmarks.harness.checks import config_errors
 
 
 def _benchmark(name: str) -> registry.Benchmark:
@@ -53,7 +53,7 @@ def test_a_nonpositive_number_stops_with_one_line_naming_the_option(
         cli.parse(["run", name, option, "0"])
     assert stop.value.code == 2
     message = capsys.readouterr().err.strip().splitlines()[-1]
-    assert message.startswith(f"python -m benchmarks run {name}: error:")
+    assert message.startswith(f"python -m optiforge.benchmarks run {name}: error:")
     # the harness's check, or the benchmark's own one naming the field first
     assert f"{option}: must be > 0, got 0" in message or field_name in message
 

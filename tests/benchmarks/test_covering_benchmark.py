@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks import covering
-from benchmarks.harness.cli import main
+from optiforge.benchmarks import covering
+from optiforge.benchmarks.harness.cli import main
 
 
 def test_benchmark_writes_radii_never_below_the_known_optimum(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.diverse import METHODS, to_target
-from benchmarks.harness.cli import main
+from optiforge.benchmarks.diverse import METHODS, to_target
+from optiforge.benchmarks.harness.cli import main
 
 
 def test_to_target_reads_the_first_record_below_the_target() -> None:

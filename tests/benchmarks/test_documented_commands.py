@@ -1,5 +1,5 @@
-"""Every `python -m benchmarks...` command in README.md and docs/ names a registered benchmark
-and parses with its options (nothing is run)."""
+"""Every `python -m optiforge.benchmarks...` command in README.md and docs/ names a registered
+benchmark and parses with its options (nothing is run)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import shlex
 
 import pytest
 
-from benchmarks.harness import cli, registry
-from benchmarks.harness.record import ROOT
+from optiforge.benchmarks.harness import cli, registry
+from optiforge.benchmarks.harness.record import ROOT
 
 INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
-COMMAND = re.compile(r"python -m benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
+COMMAND = re.compile(r"python -m optiforge\.benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
 # Scripts still on their own command line (not yet moved onto the harness): documented
 # commands for these are only checked to name an existing module.
 NOT_YET_ON_THE_HARNESS = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} - set(
@@ -40,6 +40,14 @@ def test_commands_are_found() -> None:
     """The scan sees the documented commands (a broken pattern would pass everything)."""
     assert len(COMMANDS) > 50
     assert any(name == "covering" for _, name, _ in COMMANDS)
+
+
+def test_no_command_names_the_bare_package() -> None:
+    """Documented commands use the namespace: `python -m optiforge.benchmarks`, never the bare
+    `python -m benchmarks` (which this scan would not see)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    bare = re.compile(r"python -m benchmarks\b")
+    assert [page.name for page in pages if bare.search(page.read_text())] == []
 
 
 @pytest.mark.parametrize(("where", "name", "arguments"), COMMANDS, ids=[c[0] for c in COMMANDS])

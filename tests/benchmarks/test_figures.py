@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.figures import FIGURES, RESULTS, figure_dir, new_figure, save
+from optiforge.benchmarks.figures import FIGURES, RESULTS, figure_dir, new_figure, save
 
 
 def test_default_results_draw_into_docs_figures(tmp_path: Path) -> None:

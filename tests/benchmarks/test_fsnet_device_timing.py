@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmarks.fsnet_device_timing import main
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.fsnet_device_timing import main
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet.module import FSNet
 from optiforge.problems.constrained import ProblemSpec

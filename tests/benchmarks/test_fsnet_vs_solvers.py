@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.fsnet_vs_solvers import batch_sizes, matched_setting, solvers_for, summary
-from benchmarks.harness.cli import main
+from optiforge.benchmarks.fsnet_vs_solvers import batch_sizes, matched_setting, solvers_for, summary
+from optiforge.benchmarks.harness.cli import main
 from optiforge.problems.constrained import ProblemSpec
 from optiforge.problems.constrained.parametric_solvers import ParametricRun
 from optiforge.problems.constrained.reference_solvers import ReferenceSolutions

@@ -11,10 +11,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.gradient_hessian_tradeoff import paper_floor_sentence, slope
-from benchmarks.harness.record import ROOT
-from benchmarks.harness.registry import RESULTS
-from benchmarks.nonconvex_functions import (
+from optiforge.benchmarks.gradient_hessian_tradeoff import paper_floor_sentence, slope
+from optiforge.benchmarks.harness.record import ROOT
+from optiforge.benchmarks.harness.registry import RESULTS
+from optiforge.benchmarks.nonconvex_functions import (
     carmon_chain,
     digits_mlp_loss,
     rosenbrock,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import (
+from optiforge.benchmarks.harness import (
     Benchmark,
     Column,
     Run,
@@ -19,7 +19,7 @@ from benchmarks.harness import (
     registry,
     timeit,
 )
-from benchmarks.harness.record import ROOT, provenance, scrub_paths
+from optiforge.benchmarks.harness.record import ROOT, provenance, scrub_paths
 
 
 class FakeClock:
@@ -62,10 +62,12 @@ def test_provenance_records_the_checked_out_commit_and_environment() -> None:
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
-    record = provenance("python -m benchmarks run x", preset="smoke", seed=3, device="cpu")
+    record = provenance(
+        "python -m optiforge.benchmarks run x", preset="smoke", seed=3, device="cpu"
+    )
     assert record["git"]["commit"] == head
     assert isinstance(record["git"]["dirty"], bool)
-    assert record["command"] == "python -m benchmarks run x"
+    assert record["command"] == "python -m optiforge.benchmarks run x"
     assert record["seed"] == 3 and record["device"] == "cpu" and record["preset"] == "smoke"
     assert record["torch_threads"] >= 1
     assert {"python", "torch", "numpy", "lightning", "optiforge"} <= set(record["versions"])
@@ -152,11 +154,13 @@ def test_a_run_writes_provenance_json_and_markdown_into_its_folder(
     assert run is not None and not run.published
     payload = json.loads((tmp_path / "toy.json").read_text())
     assert list(payload) == ["provenance", "size", "names"] and payload["size"] == 2
-    command = "python -m benchmarks run toy --preset smoke --out <local>/"  # no machine path
+    command = (
+        "python -m optiforge.benchmarks run toy --preset smoke --out <local>/"  # no machine path
+    )
     assert payload["provenance"]["command"].startswith(command)
     markdown = (tmp_path / "toy.md").read_text().splitlines()
     assert markdown[:3] == ["| x |", "|---|", "| 1 |"]
-    assert markdown[-1].startswith("_`python -m benchmarks run toy --preset smoke")
+    assert markdown[-1].startswith("_`python -m optiforge.benchmarks run toy --preset smoke")
 
 
 def test_machine_paths_are_scrubbed() -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks.harness.cli import main, parse
+from optiforge.benchmarks.harness.cli import main, parse
 
 
 @pytest.mark.slow

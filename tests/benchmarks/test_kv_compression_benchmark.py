@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import kv_compression
-from benchmarks.harness.cli import main
+from optiforge.benchmarks import kv_compression
+from optiforge.benchmarks.harness.cli import main
 
 
 def test_benchmark_writes_errors_tails_and_costs(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_char_tokenizer_and_passages_match_the_text() -> None:
     """The character tokenizer round-trips text with the datamodule's ids; passages end at a
     line break, the question is the next line, the truth what follows it."""
     pytest.importorskip("kvpress")
-    from benchmarks.kv_compression_e2e import agreement, char_tokenizer, passages
+    from optiforge.benchmarks.kv_compression_e2e import agreement, char_tokenizer, passages
 
     text = "First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak.\n" * 8
     vocab = sorted(set(text))

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.mtlkd_evaluation import main
+from optiforge.benchmarks.mtlkd_evaluation import main
 from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
 from optiforge.lightning_modules.mtlkd.policy_weights import save_weights
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.harness.cli import main
-from benchmarks.mtlkd_figures import draw_from_json, draw_generalization, draw_r3c_budget
+from optiforge.benchmarks.harness.cli import main
+from optiforge.benchmarks.mtlkd_figures import draw_from_json, draw_generalization, draw_r3c_budget
 
 gaps = st.floats(0.0, 500.0)
 BUDGETS = [10, 25]
@@ -79,7 +79,8 @@ def test_labels_say_what_and_in_which_units() -> None:
 
 
 def test_entry_point_draws_every_figure_from_json(tmp_path: Path) -> None:
-    """`python -m benchmarks run mtlkd_figures` draws the r3c and size figures, skips others."""
+    """`python -m optiforge.benchmarks run mtlkd_figures` draws the r3c and size figures, skips
+    others."""
     (tmp_path / "mtlkd_r3c_n50.json").write_text(json.dumps(r3c_payload([[3.0, 2.0, 1.0]] * 3)))
     (tmp_path / "mtlkd_generalization.json").write_text(json.dumps(general_payload([5.0] * 8)))
     (tmp_path / "mtlkd_suite_n50.json").write_text("{}")

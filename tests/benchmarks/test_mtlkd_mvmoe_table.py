@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.mtlkd_mvmoe_table import parse, suite_set
+from optiforge.benchmarks.mtlkd_mvmoe_table import parse, suite_set
 
 # depot at the origin, three customers on a 0.3 x 0.4 rectangle: the one-route optimum is the
 # rectangle's perimeter 1.4 (capacity 10 holds the 9 units).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchmarks.mtlkd_tables import markdown
+from optiforge.benchmarks.mtlkd_tables import markdown
 
 
 def test_r3c_table_has_a_column_per_budget_and_the_worst_feasibility() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import mvmoe_backhaul_references
+from optiforge.benchmarks import mvmoe_backhaul_references
 
 
 def _write(path: Path, value: object) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import mvmoe_references
+from optiforge.benchmarks import mvmoe_references
 
 
 def _write(path: Path, value: object) -> None:

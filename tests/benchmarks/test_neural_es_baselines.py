@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from benchmarks.neural_es_baselines import (
+from optiforge.benchmarks.neural_es_baselines import (
     run_neural_es,
     run_psl_pgpe,
     run_pymoo,
@@ -50,7 +50,7 @@ def test_neural_es_respects_the_budget_and_reruns_reproduce() -> None:
 def test_authors_defaults_method_builds_the_authors_model() -> None:
     """`neural_es_authors` is the authors' 2 x 1024 set model with the known ideal point (the
     origin): a budget below one step (K N = 10 x 7 at D = 32) returns it untrained."""
-    from benchmarks.neural_es import METHODS
+    from optiforge.benchmarks.neural_es import METHODS
 
     budget = EvaluationBudget(make_problem("psl1", 32), 10, out_of_box="penalty")
     result = METHODS["neural_es_authors"](budget, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness.registry import RESULTS
+from optiforge.benchmarks.harness.registry import RESULTS
 
 MACHINE_PATH = re.compile(r"(?<![\w.<>])/(?:tmp|home|Users|work|root|mnt|scratch)/")
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks import scion_lr_sweep
-from benchmarks.harness import cli
-from benchmarks.scion_lr_figure import COLORS, draw_lr_sweep
+from optiforge.benchmarks import scion_lr_sweep
+from optiforge.benchmarks.harness import cli
+from optiforge.benchmarks.scion_lr_figure import COLORS, draw_lr_sweep
 
 LRS = [2.0**-3, 2.0**-2, 2.0**-1]
 losses = st.lists(st.floats(0.01, 10.0), min_size=3, max_size=3)

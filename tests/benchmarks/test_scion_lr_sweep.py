@@ -6,8 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from benchmarks.harness.cli import main
-from benchmarks.scion_lr_sweep import grid, stable_points
+from optiforge.benchmarks.harness.cli import main
+from optiforge.benchmarks.scion_lr_sweep import grid, stable_points
 
 OPTIMIZERS = {"AdamW", "UnconstrainedScion", "UnconstrainedClippedScion", "Scion", "ClippedScion"}
 

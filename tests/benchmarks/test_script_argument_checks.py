@@ -29,7 +29,7 @@ def test_a_bad_number_stops_in_one_usage_line(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each script ends in argparse's usage error naming the option, exit status 2."""
-    module = importlib.import_module(f"benchmarks.{name}")
+    module = importlib.import_module(f"optiforge.benchmarks.{name}")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in SCRIPTS[name]]
     monkeypatch.setattr("sys.argv", [name, *argv])
     with pytest.raises(SystemExit) as stop:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import cli, registry
-from benchmarks.harness.record import git_state
+from optiforge.benchmarks.harness import cli, registry
+from optiforge.benchmarks.harness.record import git_state
 
 
 @pytest.mark.parametrize("name", registry.NAMES)
@@ -31,5 +31,7 @@ def test_smoke_preset_runs_and_records_provenance(name: str, tmp_path: Path) -> 
     for path in tmp_path.glob("*.json"):
         record = json.loads(path.read_text())["provenance"]
         assert record["preset"] == "smoke"
-        assert record["command"].startswith(f"python -m benchmarks run {name} --preset smoke")
+        assert record["command"].startswith(
+            f"python -m optiforge.benchmarks run {name} --preset smoke"
+        )
         assert record["git"]["commit"] == head  # the checkout's commit when the run started

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import submodular_streaming
-from benchmarks.harness.cli import main
-from benchmarks.submodular_streaming import ADVERSARIAL, KINDS, bound_for, worst_table
 from optiforge.algorithms.submodular_streaming import Stream, synthetic_stream
+from optiforge.benchmarks import submodular_streaming
+from optiforge.benchmarks.harness.cli import main
+from optiforge.benchmarks.submodular_streaming import ADVERSARIAL, KINDS, bound_for, worst_table
 
 
 def small_text(path: Path, num_topics: int, seed: int) -> Stream:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from benchmarks.zeroth_order_bias import cell, contrasts, gradient, quadratic
+from optiforge.benchmarks.zeroth_order_bias import cell, contrasts, gradient, quadratic
 
 
 def test_two_point_directional_biases_on_the_quadratic() -> None:

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from benchmarks.zeroth_order_mse import best_at_budget, quadratic, squared_errors
+from optiforge.benchmarks.zeroth_order_mse import best_at_budget, quadratic, squared_errors
 
 
 def errors_of(name: str, draws: int, mu: float = 0.1, d: int = 12):

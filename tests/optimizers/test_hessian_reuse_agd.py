@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from benchmarks.nonconvex_functions import rosenbrock
+from optiforge.benchmarks.nonconvex_functions import rosenbrock
 from optiforge.optimizers import HessianReuseAGD, hessian_reuse_agd
 from optiforge.optimizers.critical_or_progress import (
     CriticalOrProgress,

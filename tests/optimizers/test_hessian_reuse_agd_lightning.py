@@ -9,7 +9,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.optimizers import HessianReuseAGD, hessian_reuse_agd
 
 pytestmark = pytest.mark.filterwarnings(

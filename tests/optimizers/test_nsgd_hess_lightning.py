@@ -10,7 +10,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
 from optiforge.optimizers.nsgd_hess import ClipNSGDHess, NSGDHess
 

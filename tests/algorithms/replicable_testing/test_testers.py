@@ -9,11 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.replicable_testing_instances import (
-    closeness_instances,
-    independence_instances,
-    uniformity_instances,
-)
 from optiforge.algorithms.replicable_testing import (
     FIXED_THRESHOLD,
     closeness_samples,
@@ -25,6 +20,11 @@ from optiforge.algorithms.replicable_testing import (
     independence_test,
     uniformity_samples,
     uniformity_test,
+)
+from optiforge.benchmarks.replicable_testing_instances import (
+    closeness_instances,
+    independence_instances,
+    uniformity_instances,
 )
 
 N, EPS, RHO = 100, 0.5, 0.2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.docs_site.api_pages import api_page, parts
-from benchmarks.docs_site.repo_links import outside_targets, rewrite, site_uri
+from optiforge.benchmarks.docs_site.api_pages import api_page, parts
+from optiforge.benchmarks.docs_site.repo_links import outside_targets, rewrite, site_uri
 
 
 def test_site_addresses() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.reproduction.registry import CLAIMS
+from optiforge.benchmarks.reproduction.registry import CLAIMS
 
 ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold, Verdict
-from benchmarks.reproduction.report import command, commit, page_markdown
-from benchmarks.reproduction.select import at, field, rows
+from optiforge.benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold, Verdict
+from optiforge.benchmarks.reproduction.report import command, commit, page_markdown
+from optiforge.benchmarks.reproduction.select import at, field, rows
 
 R, P, N = Verdict.REPRODUCES, Verdict.PARTLY, Verdict.NOT
 
@@ -61,8 +61,8 @@ def test_selectors_read_and_name_what_is_missing() -> None:
 def test_provenance_columns_say_what_was_not_recorded() -> None:
     """A command or commit absent from the provenance is shown as not recorded."""
     assert command({"provenance": {"command": None}}) == "not recorded"
-    assert command({"provenance": {"command": "python -m benchmarks run x"}}) == (
-        "`python -m benchmarks run x`"
+    assert command({"provenance": {"command": "python -m optiforge.benchmarks run x"}}) == (
+        "`python -m optiforge.benchmarks run x`"
     )
     with_args = {"provenance": {"command": None, "arguments": "args"}}
     assert command(with_args) == "not recorded (arguments: `args` in the result)"

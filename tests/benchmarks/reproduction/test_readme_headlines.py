@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.reproduction.model import Claim, Number
-from benchmarks.reproduction.readme_check import README, appears, headline_cells, mismatches
-from benchmarks.reproduction.registry import CLAIMS
-from benchmarks.reproduction.select import at
-from benchmarks.reproduction.unchecked import UNCHECKED
+from optiforge.benchmarks.reproduction.model import Claim, Number
+from optiforge.benchmarks.reproduction.readme_check import (
+    README,
+    appears,
+    headline_cells,
+    mismatches,
+)
+from optiforge.benchmarks.reproduction.registry import CLAIMS
+from optiforge.benchmarks.reproduction.select import at
+from optiforge.benchmarks.reproduction.unchecked import UNCHECKED
 
 CELLS = headline_cells(README.read_text())
 MEASURED = [claim for claim in CLAIMS if claim.result is not None]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
 from optiforge.lightning_modules.fsnet import DC3, FSNet, PenaltyNet, ProjectionNet
 from optiforge.lightning_modules.fsnet.predictor import Predictor

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.datamodules.qosd import QoSDDataModule
 from optiforge.lightning_modules.hephaestus import Forge
 from optiforge.lightning_modules.hephaestus.differentiable_reward import PathPool, smooth_reward
