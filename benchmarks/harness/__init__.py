@@ -2,9 +2,9 @@
 
 A benchmark module declares `BENCHMARK = Benchmark(name, run, Config, smoke={...})`; its `run`
 takes a `Run` (where to write, the provenance) and the `Config` dataclass (the arguments, which
-are the command line's schema). `python -m optiforge.benchmarks run NAME [--preset smoke|paper]
-[--publish]`
-runs it; see docs/benchmarks.md.
+are the command line's schema).
+`python -m optiforge.benchmarks run NAME [--preset smoke|paper] [--publish]` runs it; see
+docs/benchmarks.md.
 """
 
 from __future__ import annotations

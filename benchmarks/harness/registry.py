@@ -44,6 +44,7 @@ NAMES: tuple[str, ...] = (
     "optimizers",
     "order_statistics",
     "pyvrp_iteration_budget",
+    "readme_wall_times",
     "replicable_testing",
     "replicable_testing_samples",
     "scion_lr_sweep",
