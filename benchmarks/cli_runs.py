@@ -37,7 +37,7 @@ def fit(config: Path, overrides: list[str], seed: int) -> tuple[OptiforgeCLI, fl
 def fit_and_test(
     config: Path, overrides: list[str], seed: int, metrics: tuple[str, ...]
 ) -> dict[str, float]:
-    """Fit `config` with `overrides` at `seed` (model init and data), test the final weights;
+    """Fit `config` with `overrides` at `seed` (model init and data) and test as `fit` does;
     returns the requested `test/<name>` metrics and the wall seconds, without a logger."""
     cli, seconds = fit(config, overrides, seed)
     results = {name: float(cli.trainer.callback_metrics[f"test/{name}"]) for name in metrics}
