@@ -50,6 +50,7 @@ NAMES: tuple[str, ...] = (
     "scion_lr_sweep",
     "submodular_streaming",
     "teacher_training_vs_rl4co",
+    "testbeds",
     "vrp_env_throughput",
     "vrp_inference",
     "vrp_teacher_gaps",

@@ -10,7 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from optiforge.benchmarks.reproduction.select import Getter
+from optiforge.benchmarks.reproduction.select import Across, Getter
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -22,7 +22,7 @@ class Verdict(str, Enum):
     PARTLY = "partly"
     NOT = "not"
     NOT_JUDGED = "not judged"
-    NO_RESULT = "no published result"
+    NO_RESULT = "no published result"  # no paper result to judge against (the testbeds)
 
 
 @dataclass(frozen=True)
@@ -31,18 +31,22 @@ class Number:
 
     `readme`: the formatted number appears verbatim in the README's headline cell of the
     claim's system (a test compares them). `result`: read from this result instead of the
-    claim's own.
+    claim's own. `across`: read from these results together (a range over several runs);
+    `value` then gets the list of them, in this order.
     """
 
     what: str
-    value: Getter
+    value: Getter | Across
     fmt: str
     readme: bool = True
     result: str | None = None
+    across: tuple[str, ...] = ()
 
     def read(self, results: dict[str, dict[str, Any]], default: str) -> float:
-        """The number, read from its result."""
-        return self.value(results[self.result or default])
+        """The number, read from its result (or results)."""
+        if self.across:
+            return self.value([results[name] for name in self.across])  # type: ignore[arg-type]
+        return self.value(results[self.result or default])  # type: ignore[arg-type]
 
     def text(self, value: float) -> str:
         """The number formatted as the docs write it (exponents without leading zeros)."""
@@ -132,30 +136,34 @@ class Claim:
     """A paper's claim and how this project measures it.
 
     system: the docs page (docs/<system>.md) and README row; result: the name of the published
-    result (benchmarks/results/<result>.json), None where no result file backs the numbers.
+    result (benchmarks/results/<result>.json) the numbers are read from; published: False where
+    no paper publishes a result to judge the numbers against (the project's own testbeds).
     """
 
     system: str
     paper: str
     claim: str
     metric: str
-    result: str | None
+    result: str
     numbers: tuple[Number, ...] = ()
     rule: Rule | None = None
+    published: bool = True
 
     def files(self) -> list[str]:
         """The names of the results the numbers are read from, the claim's own first."""
-        names = [self.result, *(number.result for number in self.numbers)]
+        names = [self.result]
+        for number in self.numbers:
+            names += [number.result, *number.across]
         return list(dict.fromkeys(name for name in names if name is not None))
 
     def values(self) -> list[float]:
         """The measured numbers, read from the published results."""
         results = {name: load(name) for name in self.files()}
-        return [number.read(results, self.result or "") for number in self.numbers]
+        return [number.read(results, self.result) for number in self.numbers]
 
     def verdict(self) -> Verdict:
         """The verdict derived from the result's numbers by the claim's rule."""
-        if self.result is None:
+        if not self.published:
             return Verdict.NO_RESULT
         if self.rule is None:
             return Verdict.NOT_JUDGED

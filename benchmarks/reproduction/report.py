@@ -11,7 +11,6 @@ from typing import Any
 
 from optiforge.benchmarks.reproduction.model import Claim, Verdict, load
 from optiforge.benchmarks.reproduction.registry import CLAIMS
-from optiforge.benchmarks.reproduction.unchecked import UNCHECKED
 
 # Front matter: the page hides the side bars (material's `hide`) so the table gets the width.
 INTRO = """---
@@ -27,6 +26,8 @@ the published result (`benchmarks/results/<name>.json`), the verdict its rule de
 command and commit recorded in the result's `provenance`. A result whose provenance is marked
 `annotated` was published before runs recorded their commit: its commit is the one that
 published the file, and its command, where shown as not recorded, is on the system's page.
+The project's own testbeds have no paper result to judge their numbers against: their verdict
+is "no published result".
 """
 
 
@@ -40,23 +41,12 @@ def page_markdown(claims: tuple[Claim, ...] = CLAIMS) -> str:
         "| verdict (rule) | result | command | commit |\n|---|---|---|---|---|---|---|---|---|\n"
     )
     body = "".join(row(claim, verdict) for claim, verdict in zip(claims, verdicts, strict=True))
-    return f"{INTRO}\n{len(claims)} claims; {summary}.\n\n{header}{body}\n{unchecked_section()}"
-
-
-def unchecked_section() -> str:
-    """The README's headline numbers that no registered result backs, with the reason."""
-    rows = "".join(
-        f"| [{system}]({system}.md) | {text} | {why} |\n" for system, text, why in UNCHECKED
-    )
-    return (
-        "## README numbers not checked against a result\n\n"
-        "| system | number | why |\n|---|---|---|\n" + rows
-    )
+    return f"{INTRO}\n{len(claims)} claims; {summary}.\n\n{header}{body}"
 
 
 def row(claim: Claim, verdict: Verdict) -> str:
     """One claim as a table row."""
-    values = claim.values() if claim.result else []
+    values = claim.values()
     measured = "; ".join(
         f"{number.what}: {number.text(value)}"
         for number, value in zip(claim.numbers, values, strict=True)
@@ -70,9 +60,9 @@ def row(claim: Claim, verdict: Verdict) -> str:
         claim.metric,
         measured or "-",
         f"**{verdict.value}**{rule}",
-        "<br>".join(f"[{name}](../benchmarks/results/{name}.md)" for name in files) or "-",
-        "<br>".join(command(load(name)) for name in files) or "-",
-        "<br>".join(commit(load(name)) for name in files) or "-",
+        "<br>".join(f"[{name}](../benchmarks/results/{name}.md)" for name in files),
+        "<br>".join(command(load(name)) for name in files),
+        "<br>".join(commit(load(name)) for name in files),
     ]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |\n"
 

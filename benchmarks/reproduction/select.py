@@ -12,6 +12,7 @@ from typing import Any
 
 Result = Mapping[str, Any]
 Getter = Callable[[Result], float]
+Across = Callable[[Sequence[Result]], float]
 
 
 def get(result: Any, *path: str | int) -> Any:
@@ -64,3 +65,10 @@ def scaled(getter: Getter, factor: float) -> Getter:
 def ratio(numerator: Getter, denominator: Getter) -> Getter:
     """One number over another, both from the same result."""
     return lambda result: numerator(result) / denominator(result)
+
+
+def across(
+    reduce: Callable[[list[float]], float], values: Callable[[Result], list[float]]
+) -> Across:
+    """`reduce` (min, max) of the numbers `values` reads from each of several results, pooled."""
+    return lambda results: float(reduce([value for result in results for value in values(result)]))

