@@ -1,9 +1,11 @@
 """Backhaul references on MVMoE's files: published solutions against ours, and the gaps they give.
 
-    python -m optiforge.benchmarks.mvmoe_backhaul_references
-        --mvmoe-dir /path/to/Routing-MVMoE/data \\
-        [--variants VRPB VRPBL OVRPB OVRPBL] [--size 50] [--instances 30] [--iterations 500] \\
-        [--rounds 2000]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run mvmoe_backhaul_references
+        [--mvmoe-data Routing-MVMoE/data] [--variants VRPB VRPBL OVRPB OVRPBL] [--size 50]
+        [--instances 30] [--iterations 500] [--rounds 2000] [--publish]
+
+`--mvmoe-data`: the `data` folder of a clone of https://github.com/RoyalSkye/Routing-MVMoE
+(not shipped).
 
 Per variant, on the first `--instances` instances of MVMoE's test file (1 thread):
 
@@ -20,22 +22,23 @@ Per variant, on the first `--instances` instances of MVMoE's test file (1 thread
   (min of the as-a-set published solutions and the repaired PyVRP), to the new one, and on the
   published-valid instances to the published solution alone.
 
-Writes `--output-dir`/mvmoe_backhaul_references_n<size>.{json,md}.
+Writes mvmoe_backhaul_references_n<size>.{json,md} (published: benchmarks/results).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import warnings
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from optiforge.benchmarks.harness.checks import check_arguments
-from optiforge.benchmarks.mtlkd_evaluation import augment, greedy, load_model, run
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.mtlkd_evaluation import augment, greedy, load_model
+from optiforge.benchmarks.mtlkd_evaluation import run as evaluate
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.mvmoe_files import as_float32, instance_path, read_instances
 from optiforge.problems.vrp.mvmoe_solutions import solver_costs, solver_files
@@ -45,7 +48,22 @@ from optiforge.problems.vrp.routes import split_routes
 from optiforge.problems.vrp.signed_search import improve_signed, routes_to_sequence
 from optiforge.problems.vrp.validator import validate_batch
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+@dataclass
+class Config:
+    """The files, the instances and the search budgets; `student` / `mtpomo` are weight files
+    (a `weights/mtlkd/<name>.pt` path names a shipped file), `models` False: references only."""
+
+    mvmoe_data: Path = Path("Routing-MVMoE/data")
+    variants: tuple[str, ...] = ("VRPB", "VRPBL", "OVRPB", "OVRPBL")
+    size: int = 50
+    instances: int = 30
+    iterations: int = 500
+    rounds: int = 2000
+    student: str = "weights/mtlkd/student_mvmoe_n50.pt"
+    mtpomo: str = "weights/mtlkd/mtpomo_mvmoe_n50.pt"
+    models: bool = True
+    chunk: int = 100
 
 
 def published(batch, path: Path, route_order: str) -> np.ndarray:
@@ -82,11 +100,13 @@ def ours(batch, iterations: int, rounds: int) -> tuple[np.ndarray, np.ndarray, f
 
 
 def gap(cost: np.ndarray, reference: np.ndarray, rows: np.ndarray) -> float:
+    """Mean percentage gap of `cost` to `reference` over the selected rows."""
     return float(np.mean(100.0 * (cost[rows] - reference[rows]) / reference[rows]))
 
 
-def variant_row(name: str, models: dict, args: argparse.Namespace) -> dict:
-    path = instance_path(args.mvmoe_dir, name, args.size)
+def variant_row(name: str, models: dict, args: Config) -> dict:
+    """The references and the models' gaps on one variant's file."""
+    path = instance_path(args.mvmoe_data, name, args.size)
     batch = read_instances(path, name, args.size, args.instances)
     as_given, as_set = published(batch, path, "as_given"), published(batch, path, "any")
     before, after, pyvrp_s, search_s = ours(batch, args.iterations, args.rounds)
@@ -111,18 +131,19 @@ def variant_row(name: str, models: dict, args: argparse.Namespace) -> dict:
     instances = as_float32(batch)  # what the models read, as in `load_mvmoe_set`
     for label, (model, mode) in models.items():
         solver = greedy(model) if mode == "greedy" else augment(model)
-        cost = run(solver, instances, args.chunk, label)["cost"]
+        cost = evaluate(solver, instances, args.chunk, label)["cost"]
         row[f"{label}: feasible as given"] = float(np.isfinite(cost).mean())
         row[f"{label}: gap to former reference %"] = gap(cost, former, everything)
         row[f"{label}: gap to new reference %"] = gap(cost, reference, everything)
         if valid.any():
             row[f"{label}: gap to published, valid subset %"] = gap(cost, as_given, valid)
             row[f"{label}: gap to former reference, same subset %"] = gap(cost, former, valid)
-    print(name, json.dumps(row), flush=True)
+    Run.log(f"{name} {json.dumps(row)}")
     return row
 
 
-def markdown(rows: dict[str, dict], args: argparse.Namespace) -> str:
+def markdown(rows: dict[str, dict], args: Config) -> str:
+    """One column per variant, one line per quantity."""
     keys = list(next(iter(rows.values())))
     lines = [
         f"MVMoE backhaul references, n = {args.size}, first {args.instances} instances per file, "
@@ -142,34 +163,29 @@ def markdown(rows: dict[str, dict], args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mvmoe-dir", type=Path, required=True)
-    parser.add_argument("--variants", nargs="+", default=["VRPB", "VRPBL", "OVRPB", "OVRPBL"])
-    parser.add_argument("--size", type=int, default=50)
-    parser.add_argument("--instances", type=int, default=30)
-    parser.add_argument("--iterations", type=int, default=500)
-    parser.add_argument("--rounds", type=int, default=2000)
-    parser.add_argument("--student", type=Path, default=Path("weights/mtlkd/student_mvmoe_n50.pt"))
-    parser.add_argument("--mtpomo", type=Path, default=Path("weights/mtlkd/mtpomo_mvmoe_n50.pt"))
-    parser.add_argument("--no-models", action="store_true", help="references only")
-    parser.add_argument("--chunk", type=int, default=100)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = check_arguments(parser, parser.parse_args(argv), looked_up=("student", "mtpomo"))
+def run(run: Run, args: Config) -> None:
+    """Every variant's row, then the table."""
     torch.set_num_threads(1)
     models = {}
-    if not args.no_models:
+    if args.models:
         models = {
-            "student greedy": (load_model(args.student), "greedy"),
-            "MTPOMO x8": (load_model(args.mtpomo), "augment"),
+            "student greedy": (load_model(Path(args.student)), "greedy"),
+            "MTPOMO x8": (load_model(Path(args.mtpomo)), "augment"),
         }
     rows = {name: variant_row(name, models, args) for name in args.variants}
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"settings": {k: str(v) for k, v in vars(args).items()}, "rows": rows}
-    stem = args.output_dir / f"mvmoe_backhaul_references_n{args.size}"
-    stem.with_suffix(".json").write_text(json.dumps(payload, indent=2) + "\n")
-    stem.with_suffix(".md").write_text(markdown(rows, args))
+    settings = {key: str(value) for key, value in asdict(args).items()}
+    settings["mvmoe_data"] = "<MVMoE data folder>"  # no machine path in a published file
+    payload = {"settings": settings, "rows": rows}
+    run.write(f"mvmoe_backhaul_references_n{args.size}", payload, markdown(rows, args), indent=2)
 
+
+BENCHMARK = Benchmark(
+    "mvmoe_backhaul_references",
+    run,
+    Config,
+    smoke=dict(variants=("VRPB",), instances=2, iterations=20, rounds=20, models=False),
+    external=("mvmoe_data",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -70,6 +70,18 @@ def config_parser(benchmark: Benchmark, preset: str) -> argparse.ArgumentParser:
     return parser
 
 
+def build_config(benchmark: Benchmark, preset: str, argv: Sequence[str]) -> Any:
+    """`benchmark`'s config from the preset and the options in `argv`, before the value checks
+    (SystemExit on an option that does not parse or that the config's own validation refuses)."""
+    options = config_parser(benchmark, preset).parse_args(argv)
+    fields = {f.name for f in dataclasses.fields(benchmark.config)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(options).items()}
+    try:
+        return benchmark.config(**{k: v for k, v in values.items() if k in fields})
+    except ValueError as error:  # the config's own validation, reported like a parse error
+        config_parser(benchmark, preset).error(str(error))
+
+
 def parse(argv: Sequence[str]) -> Invocation:
     """Parse `run NAME ...` without running anything (SystemExit on bad arguments)."""
     top = argparse.ArgumentParser(prog="python -m optiforge.benchmarks", add_help=True)
@@ -87,13 +99,7 @@ def parse(argv: Sequence[str]) -> Invocation:
     if known.publish and known.preset == "smoke":
         top.error("a smoke run is never published")
     benchmark = registry.get(known.name)
-    options = config_parser(benchmark, known.preset).parse_args(rest)
-    fields = {f.name for f in dataclasses.fields(benchmark.config)}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(options).items()}
-    try:
-        config = benchmark.config(**{k: v for k, v in values.items() if k in fields})
-    except ValueError as error:  # the config's own validation, reported like a parse error
-        config_parser(benchmark, known.preset).error(str(error))
+    config = build_config(benchmark, known.preset, rest)
     errors = config_errors(config, benchmark.nonnegative)
     if errors:
         config_parser(benchmark, known.preset).error("; ".join(errors))

@@ -38,6 +38,7 @@ NAMES: tuple[str, ...] = (
     "m_sharpness",
     "mtlkd_candidates",
     "mtlkd_figures",
+    "mvmoe_backhaul_references",
     "mvmoe_large_rule",
     "mvmoe_signed_reference",
     "neural_es",
@@ -102,7 +103,9 @@ class Benchmark:
     dataclass, whose typed fields are the command-line options and whose defaults are the paper
     preset; `smoke` overrides them for a run of seconds. `peers` are optional distributions the
     benchmark compares against (recorded with their versions; the smoke test skips without
-    them). Numbers must be > 0, but seeds and the fields named in `nonnegative` may be 0."""
+    them). Numbers must be > 0, but seeds and the fields named in `nonnegative` may be 0.
+    `external` names the path fields of data the user brings (not shipped, e.g. MVMoE's test
+    files): the smoke test skips where that data is missing."""
 
     name: str
     run: Callable[[Run, Any], object]
@@ -111,6 +114,7 @@ class Benchmark:
     paper: Mapping[str, object] = field(default_factory=dict)
     peers: Sequence[str] = ()
     nonnegative: Sequence[str] = ()
+    external: Sequence[str] = ()
 
     def preset(self, name: str) -> dict[str, object]:
         """The overrides of preset `name` ("smoke" or "paper")."""

@@ -22,9 +22,14 @@ def _benchmark(name: str) -> registry.Benchmark:
 @pytest.mark.parametrize("name", registry.NAMES)
 @pytest.mark.parametrize("preset", ["smoke", "paper"])
 def test_presets_pass_the_checks(name: str, preset: str) -> None:
-    """The shipped presets are valid configs (the checks refuse nothing a preset uses)."""
-    invocation = cli.parse(["run", name, "--preset", preset])
-    assert config_errors(invocation.config, invocation.benchmark.nonnegative) == []
+    """The shipped presets are valid configs (the checks refuse nothing a preset uses, but
+    the missing data a user brings, where it is not here)."""
+    benchmark = _benchmark(name)
+    config = dataclasses.replace(
+        cli.build_config(benchmark, preset, []),
+        **{field: Path(".") for field in benchmark.external},
+    )
+    assert config_errors(config, benchmark.nonnegative) == []
 
 
 def _positive_field(benchmark: registry.Benchmark) -> str | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from optiforge.benchmarks import mvmoe_backhaul_references
+from optiforge.benchmarks.harness import cli
 
 
 def _write(path: Path, value: object) -> None:
@@ -30,9 +30,9 @@ def test_counts_published_solutions_as_given_and_as_a_set(tmp_path: Path) -> Non
         [(np.float64(1.0), [1, 0, 2, 3]), (np.float64(1.0), [2, 3, 0, 1])],
     )
     out = tmp_path / "results"
-    argv = ["--mvmoe-dir", str(data), "--variants", "VRPB", "--size", "3", "--instances", "2"]
-    argv += ["--iterations", "20", "--rounds", "20", "--no-models", "--output-dir", str(out)]
-    mvmoe_backhaul_references.main(argv)
+    argv = ["--mvmoe-data", str(data), "--variants", "VRPB", "--size", "3", "--instances", "2"]
+    argv += ["--iterations", "20", "--rounds", "20", "--no-models", "--out", str(out)]
+    cli.main(["run", "mvmoe_backhaul_references", *argv])
     row = json.loads((out / "mvmoe_backhaul_references_n3.json").read_text())["rows"]["VRPB"]
     assert row["published valid as given"] == 1 and row["published valid as a set"] == 2
     assert row["reference worse than published"] == 0
@@ -40,3 +40,14 @@ def test_counts_published_solutions_as_given_and_as_a_set(tmp_path: Path) -> Non
     table = (out / "mvmoe_backhaul_references_n3.md").read_text()
     assert "| published valid as given | 1 |" in table
     assert row["PyVRP + search mean"] == pytest.approx(0.2 + 0.2 + 0.2 + np.hypot(0.4, 0.2))
+
+
+def test_missing_data_folder_stops_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without MVMoE's files: one usage line naming the option, before any work."""
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "mvmoe_backhaul_references", "--mvmoe-data", str(tmp_path / "none")])
+    assert stop.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--mvmoe-data: no such file or folder" in last

@@ -24,6 +24,10 @@ def test_smoke_preset_runs_and_records_provenance(name: str, tmp_path: Path) -> 
             importlib.import_module(peer.replace("-", "_"))
         except ImportError as error:
             pytest.skip(f"optional peer {peer} not installed: {error}")
+    config = cli.build_config(benchmark, "smoke", [])
+    for field in benchmark.external:
+        if not Path(getattr(config, field)).exists():
+            pytest.skip(f"needs data the user brings: --{field.replace('_', '-')}")
     head = git_state()["commit"]
     run = cli.main(["run", name, "--preset", "smoke", "--out", str(tmp_path)])
     assert run is not None and run.written
