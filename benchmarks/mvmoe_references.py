@@ -1,36 +1,33 @@
 """MVMoE's published solver results checked by our validator, per variant, size and solver.
 
-    python -m optiforge.benchmarks.mvmoe_references --mvmoe_dir /path/to/Routing-MVMoE/data
-        [--count N]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run mvmoe_references
+        [--mvmoe-data Routing-MVMoE/data] [--count N] [--publish]
 
-For every test file `<VARIANT>/<variant><n>_uniform.pkl` under `--mvmoe_dir` (not shipped: the
-files of github.com/RoyalSkye/Routing-MVMoE, `data/`), every result file beside it is read
-(`optiforge.problems.vrp.mvmoe_files.solver_summary`): its mean reported cost (the file's own cost
-field, over the entries with a solution), the validator's mean cost over the solutions it accepts,
-the largest |reported - validated| over those, and how many it accepts, rejects (per violated
-constraint) or finds without a solution; `best` is the reference `load_mvmoe_set` uses (the lowest
-validated cost per instance). Result files whose test file is absent are listed. Writes
-benchmarks/results/mvmoe_references.{json,md}.
+For every test file `<VARIANT>/<variant><n>_uniform.pkl` under `--mvmoe-data` (not shipped:
+the `data` folder of a clone of https://github.com/RoyalSkye/Routing-MVMoE), every result file
+beside it is read (`optiforge.problems.vrp.mvmoe_files.solver_summary`): its mean reported
+cost (the file's own cost field, over the entries with a solution), the validator's mean cost
+over the solutions it accepts, the largest |reported - validated| over those, and how many it
+accepts, rejects (per violated constraint) or finds without a solution; `best` is the reference
+`load_mvmoe_set` uses (the lowest validated cost per instance). Result files whose test file
+is absent are listed. Writes mvmoe_references.{json,md} (published: benchmarks/results); the
+validator is the one of the commit the provenance records.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
-import subprocess
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.problems.vrp.mvmoe_files import TEST_FILE, best_costs, file_name, solver_summary
 from optiforge.problems.vrp.mvmoe_solutions import SolverCosts, finite_mean
 from optiforge.problems.vrp.variants import ALL_VARIANTS
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 VALIDATOR = "problems/vrp/validator.py"
 HEADER = (
     "| variant | n | instances | solver | reported mean | validated mean | max abs diff "
@@ -106,11 +103,12 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def markdown(rows: list[dict[str, object]], orphans: list[str], validator: str) -> str:
+def markdown(rows: list[dict[str, object]], orphans: list[str]) -> str:
+    """One line per (variant, size, result file), and the orphaned result files."""
     lines = [
         "# MVMoE's test sets: published solver results under our validator",
         "",
-        f"Validator: {VALIDATOR} at {validator}. Costs in MVMoE's units (unit "
+        f"Validator: {VALIDATOR} at the commit below. Costs in MVMoE's units (unit "
         "square). `reported`: the file's cost field over the entries with a solution; "
         "`validated`: our validator's cost over the solutions it accepts; `max abs diff`: "
         "largest |reported - validated| over those; `best`: the per-instance reference of "
@@ -125,39 +123,38 @@ def markdown(rows: list[dict[str, object]], orphans: list[str], validator: str) 
     return "\n".join(lines)
 
 
-def _git(*args: str) -> str:
-    """Output of `git args` in the project (what the validator was when measured)."""
-    run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-    return run.stdout.strip()
+@dataclass
+class Config:
+    """MVMoE's data folder; `count` > 0 reads only the first `count` instances of each file."""
+
+    mvmoe_data: Path = Path("Routing-MVMoE/data")
+    count: int = 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mvmoe_dir", type=Path, required=True)
-    parser.add_argument("--count", type=int, default=None, help="first N instances (all)")
-    args = check_arguments(parser, parser.parse_args())
-    if not args.mvmoe_dir.is_dir():
-        parser.error(f"--mvmoe_dir: no folder {args.mvmoe_dir}")
-    validator = _git("log", "-1", "--format=%h %s", "--", VALIDATOR)[:100]
-    if _git("status", "--porcelain", "--", VALIDATOR):
-        validator += " + uncommitted changes"
-    found, orphans = sets(args.mvmoe_dir)
+def run(run: Run, args: Config) -> None:
+    """Every test file's result files through the validator, then the table."""
+    found, orphans = sets(args.mvmoe_data)
     rows = []
     for name, size in found:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the table counts what the warnings say
-            summary = solver_summary(args.mvmoe_dir, name, size, args.count)
+            summary = solver_summary(args.mvmoe_data, name, size, args.count or None)
         rows += [_row(name, size, costs) for costs in summary]
         if summary:
             rows.append(_best_row(name, size, summary))
-        print(f"{name} n={size} ({file_name(name, size)}): {len(summary)} result files")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    payload = {"validator": validator, "rows": rows, "result_files_without_test_file": orphans}
-    (RESULTS / "mvmoe_references.json").write_text(json.dumps(payload, indent=2) + "\n")
-    table = markdown(rows, orphans, validator)
-    (RESULTS / "mvmoe_references.md").write_text(table)
-    print(table)
+        run.log(f"{name} n={size} ({file_name(name, size)}): {len(summary)} result files")
+    payload = {"rows": rows, "result_files_without_test_file": orphans}
+    run.write("mvmoe_references", payload, markdown(rows, orphans), indent=2)
 
+
+BENCHMARK = Benchmark(
+    "mvmoe_references",
+    run,
+    Config,
+    smoke=dict(count=4),
+    nonnegative=("count",),
+    external=("mvmoe_data",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -40,6 +40,7 @@ NAMES: tuple[str, ...] = (
     "mtlkd_figures",
     "mvmoe_backhaul_references",
     "mvmoe_large_rule",
+    "mvmoe_references",
     "mvmoe_signed_reference",
     "neural_es",
     "optimizers",

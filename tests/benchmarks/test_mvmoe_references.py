@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import pickle
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from optiforge.benchmarks import mvmoe_references
+from optiforge.benchmarks.harness import cli
 
 
 def _write(path: Path, value: object) -> None:
@@ -18,7 +17,7 @@ def _write(path: Path, value: object) -> None:
     path.write_bytes(pickle.dumps(value))
 
 
-def test_table_counts_and_means(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_table_counts_and_means(tmp_path: Path) -> None:
     """One CVRP set of 2 instances: a result file with one valid and one skipped customer
     gives reported mean 1.0, validated mean 1.4 (the square's tour), 1 valid, 1 rejected;
     a result file without its test file is listed."""
@@ -30,9 +29,9 @@ def test_table_counts_and_means(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         [(np.float64(1.4), [1, 2, 3]), (np.float64(0.6), [1, 2])],
     )
     _write(data / "CVRP" / "lkh_cvrp100_uniform.pkl", [])
-    monkeypatch.setattr(mvmoe_references, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(sys, "argv", ["mvmoe_references", "--mvmoe_dir", str(data)])
-    mvmoe_references.main()
+    cli.main(
+        ["run", "mvmoe_references", "--mvmoe-data", str(data), "--out", str(tmp_path / "results")]
+    )
     payload = json.loads((tmp_path / "results" / "mvmoe_references.json").read_text())
     hgs, best = payload["rows"]
     assert hgs["solver"] == "hgs" and hgs["instances"] == 2

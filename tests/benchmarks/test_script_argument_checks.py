@@ -11,13 +11,11 @@ import pytest
 SCRIPTS = {
     "mtlkd_mvmoe_table": ["--mvmoe-dir", "{tmp}", "--instances", "0"],
     "mtlkd_evaluation": ["--student", "s.pt", "--mtpomo", "m.pt", "--chunk", "0"],
-    "mvmoe_references": ["--mvmoe_dir", "{tmp}", "--count", "0"],
     "mtlkd_kd_throughput": ["--student-batch", "0"],
 }
 EXPECTED = {
     "mtlkd_mvmoe_table": "--instances: must be > 0, got 0",
     "mtlkd_evaluation": "--chunk: must be > 0, got 0",
-    "mvmoe_references": "--count: must be > 0, got 0",
     "mtlkd_kd_throughput": "--student-batch: must be > 0, got 0",
 }
 
