@@ -105,9 +105,8 @@ def _number(value: str) -> float:
         raise ValueError(f"--result VALUE must be a number, got {value!r}") from None
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Regenerate (or `--check`) every card, or `record` metadata in one file; a bad file or
-    card ends in one line."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command's arguments."""
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     parser.add_argument("action", nargs="?", choices=["write", "record"], default="write")
     parser.add_argument("file", nargs="?", help="the weights file to `record` into")
@@ -116,6 +115,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--commit")
     parser.add_argument("--data")
     parser.add_argument("--result", nargs=3, action="append", default=[])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Regenerate (or `--check`) every card, or `record` metadata in one file; a bad file or
+    card ends in one line."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.action == "record":

@@ -230,7 +230,7 @@ def load_weights(module: LightningModule, path: str | Path) -> None:
     model = type(module).__name__
     if model_name(weights) != model:
         raise ValueError(
-            f"weights: {weights.path} holds a {model_name(weights)}, this model is a {model}"
+            f"weights: {weights.path}: holds a {model_name(weights)}, this model is a {model}"
         )
     load_into(weights, module)
 
@@ -264,9 +264,8 @@ def policy_of(weights: WeightsFile, field: str = "weights") -> POMOPolicy | Heav
     return policy.eval()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """`python -m optiforge.lightning_modules.mtlkd.policy_weights CKPT OUT`: export; a bad
-    checkpoint ends in one line."""
+def build_parser() -> argparse.ArgumentParser:
+    """The export command's arguments."""
     parser = argparse.ArgumentParser(
         prog="python -m optiforge.lightning_modules.mtlkd.policy_weights",
         description="Write the weights file (optiforge-weights format) of an MTL-KD checkpoint.",
@@ -276,6 +275,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--training-command", default=NOT_RECORDED, help="the command that trained it"
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m optiforge.lightning_modules.mtlkd.policy_weights CKPT OUT`: export; a bad
+    checkpoint ends in one line."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         export_checkpoint(args.checkpoint, args.out, args.training_command)
