@@ -19,7 +19,6 @@ turns the error into a parser error before the trainer or the logger exists (see
 from __future__ import annotations
 
 import importlib
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,17 +30,22 @@ from torch import Tensor, nn
 SHOWN_KEYS = 3
 
 
+def _reason(error: Exception) -> str:
+    """The first line of a loading error, with its type (a text file gives `KeyError: 101`)."""
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
 def load_weights_file(field: str, path: str, expected: str) -> dict[str, Any]:
     """The loaded file as a dict; `expected` describes the file in the error message."""
     if not Path(path).is_file():
         raise ValueError(f"{field}: no file at {path!r} (expected {expected})")
     try:
-        content = torch.load(path, map_location="cpu", weights_only=False)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        content = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # zip, pickle and torch errors alike (a text file: KeyError)
         raise ValueError(
-            f"{field}: {path!r} is not a torch file ({reason}); expected {expected}"
-        ) from error
+            f"{field}: {path!r} is not a torch file ({_reason(error)}); expected {expected}"
+        ) from None
     if not isinstance(content, dict):
         raise ValueError(f"{field}: {path!r} holds a {type(content).__name__}, expected {expected}")
     return content
@@ -180,6 +184,31 @@ def save_weights_file(
     return read_weights_file(path, "weights file")
 
 
+def torch_load(path: str | Path, field: str) -> Any:
+    """`torch.load(path, weights_only=True)` on the CPU: tensors and plain containers only, no
+    arbitrary unpickling (as Lightning loads a local checkpoint). A missing file is a
+    `MissingWeightsFile`, an unreadable one a ValueError; both one line naming `field`."""
+    if not Path(path).is_file():
+        raise MissingWeightsFile(f"{field}: no file {path}")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # zip, pickle and torch errors alike: not a readable file
+        raise ValueError(f"{field}: {path}: not a readable torch file ({_reason(error)})") from None
+
+
+def read_checkpoint(path: str | Path, field: str = "checkpoint") -> dict[str, Any]:
+    """A Lightning checkpoint to export weights from (`torch_load`), with its weights and
+    hyperparameters; anything else is one ValueError line naming `field` and `path`."""
+    checkpoint = torch_load(path, field)
+    if not isinstance(checkpoint, dict) or not {"hyper_parameters", "state_dict"} <= set(
+        checkpoint
+    ):
+        raise ValueError(
+            f"{field}: {path}: not a Lightning checkpoint (no weights and hyperparameters)"
+        )
+    return checkpoint
+
+
 def _problem(record: object) -> str | None:
     """What makes a loaded `record` no shipped-weights file of ours (None when it is one)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
@@ -225,13 +254,7 @@ def read_weights_file(
     `optiforge.lightning_modules` (a subclass of `expected` when given). Every failure is one
     line `"<field>: <path>: <what is wrong>"`; a missing file is a `MissingWeightsFile`."""
     path = Path(path)
-    if not path.is_file():
-        raise MissingWeightsFile(f"{field}: no file {path}")
-    try:
-        record = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # zip, pickle and torch errors alike: not a readable file
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ValueError(f"{field}: {path}: not a readable torch file ({reason})") from None
+    record = torch_load(path, field)
     problem = _problem(record) or _resolve_class(record["class_path"])
     if problem is not None:
         raise ValueError(f"{field}: {path}: {problem}")

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
-from optiforge.lightning_modules.weights_file import read_weights_file, save_weights_file
+from optiforge.lightning_modules.weights_file import (
+    read_checkpoint,
+    read_weights_file,
+    save_weights_file,
+)
 
 SHIPPED = Path(__file__).resolve().parent / "weights" / "llama_char_tinyshakespeare.pt"
 EXTRA_FIELDS = ("vocab", "epoch", "global_step", "val_bpc")
@@ -25,7 +27,7 @@ def export_weights(
     """Write the weights file of a Lightning checkpoint of `LlamaCharLanguageModel`;
     `metadata` gives the training command, commit, data convention and results (the best
     validation score is recorded as `val_bpc`). Returns the file's metadata."""
-    saved = torch.load(checkpoint, map_location="cpu", weights_only=False)  # the user's own run
+    saved = read_checkpoint(checkpoint)
     scores = [
         state["best_model_score"]
         for state in saved["callbacks"].values()

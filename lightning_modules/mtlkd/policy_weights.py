@@ -38,6 +38,7 @@ from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from optiforge.lightning_modules.weights_file import (
     WeightsFile,
     load_into,
+    read_checkpoint,
     read_weights_file,
     save_weights_file,
 )
@@ -172,15 +173,7 @@ def export_checkpoint(
     """Write the weights file of a Lightning checkpoint of an MTL-KD model (no optimizer
     state), recording the commit of this checkout, the data convention and training variants
     of the checkpoint's datamodule, and `training_command`."""
-    try:  # a Lightning checkpoint the user trained: its own objects, not only tensors
-        ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    except Exception as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ValueError(
-            f"checkpoint: {checkpoint}: not a readable torch file ({reason})"
-        ) from None
-    if not isinstance(ckpt, dict) or not {"hyper_parameters", "state_dict"} <= set(ckpt):
-        raise ValueError(f"checkpoint: {checkpoint}: not a Lightning checkpoint")
+    ckpt = read_checkpoint(checkpoint)
     layout = ckpt.get("feature_layout", FEATURE_LAYOUT)
     if layout != FEATURE_LAYOUT:
         raise ValueError(

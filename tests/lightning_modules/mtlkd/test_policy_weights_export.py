@@ -62,7 +62,7 @@ def test_the_export_command_writes_the_one_format(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, r"not a readable torch file \(\[Errno 2\]"),
+        (None, "no file"),
         (b"not torch", "not a readable torch file"),
         ({"epoch": 1}, "not a Lightning checkpoint"),
     ],
@@ -85,9 +85,8 @@ def test_a_bad_checkpoint_ends_the_export_in_one_line(
         main([str(ckpt), str(tmp_path / "out.pt")])
     lines = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and len(lines) == 1, lines
-    assert lines[0].startswith(f"{EXPORT}: error: checkpoint: {ckpt}") and re.search(
-        message, lines[0]
-    )
+    assert lines[0].startswith(f"{EXPORT}: error: checkpoint: ") and str(ckpt) in lines[0]
+    assert re.search(message, lines[0]), lines[0]
     assert not (tmp_path / "out.pt").exists()
 
 
@@ -108,7 +107,7 @@ def wrong_files(folder: Path) -> dict[str, tuple[Path, str]]:
     return {
         "not ours": (plain, ": not an optiforge-weights file"),
         "wrong class": (student, ": holds a MTLKDStudent, this model is a POMOTeacher"),
-        "truncated": (truncated, ": not a readable torch file (PytorchStreamReader"),
+        "truncated": (truncated, ": not a readable torch file (RuntimeError: PytorchStreamReader"),
         "missing key": (missing, ": weights do not fit (missing: policy.encoder.embed_depot.bias"),
     }
 
