@@ -50,8 +50,11 @@ from optiforge.benchmarks.mtlkd_figures import draw_from_json
 from optiforge.benchmarks.mtlkd_tables import markdown
 from optiforge.benchmarks.wandb_tables import log_tables
 from optiforge.datamodules.vrp import VRPDataModule
-from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
-from optiforge.lightning_modules.mtlkd.policy_weights import export_checkpoint, shipped_teacher_path
+from optiforge.lightning_modules.mtlkd.policy_weights import (
+    build_module,
+    export_checkpoint,
+    shipped_teacher_path,
+)
 from optiforge.lightning_modules.mtlkd.r3c import r3c
 from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
 from optiforge.lightning_modules.mtlkd.vrp_evaluation import VRPEvaluationModule

@@ -44,7 +44,7 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
             "--model.init_args.test_inference",
             "augment",
             "--model.init_args.feature_scaling",  # the scaling the shipped weights were made with
-            str(read_weights(weights).get("hyper_parameters", {}).get("feature_scaling", "raw")),
+            str(read_weights(weights).init_args["feature_scaling"]),
             "--data.init_args.convention",
             "routefinder",
             "--data.init_args.test_instances",
@@ -64,8 +64,8 @@ def evaluate(name: str, instances: int, iterations: int) -> dict[str, float]:
     metrics = cli.trainer.callback_metrics
     row = {name: float(metrics[f"test/{name}"]) for name in METRICS}
     row["ms_per_instance"] = float(metrics[f"test/{name}/n50/ms_per_instance"])
-    blob = read_weights(weights)
-    row.update({"epoch": blob["epoch"], "global_step": blob["global_step"]})
+    metadata = read_weights(weights).metadata
+    row.update({"epoch": metadata["epoch"], "global_step": metadata["global_step"]})
     return row
 
 

@@ -1,24 +1,33 @@
 """The shipped trained weights of the Llama char LM: export from a checkpoint, load without
-downloads. A file is {"hyper_parameters", "state_dict", "vocab", "epoch", "global_step",
-"val_bpc"}: weights only (no optimizer state), the module's architecture and the data's
-character vocabulary, so encoding text needs no datamodule.
+downloads. The file is a `WeightsFile` (`optiforge.lightning_modules.weights_file`, the format of
+every shipped model) whose metadata adds the data's character vocabulary (`vocab`, so encoding
+text needs no datamodule), `epoch`, `global_step` and the best validation bits per character
+(`val_bpc`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import torch
+from typing import Any
 
 from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
+from optiforge.lightning_modules.weights_file import (
+    read_checkpoint,
+    read_weights_file,
+    save_weights_file,
+)
 
 SHIPPED = Path(__file__).resolve().parent / "weights" / "llama_char_tinyshakespeare.pt"
-FIELDS = ("hyper_parameters", "state_dict", "vocab", "epoch", "global_step", "val_bpc")
+EXTRA_FIELDS = ("vocab", "epoch", "global_step", "val_bpc")
 
 
-def export_weights(checkpoint: str | Path, destination: str | Path = SHIPPED) -> dict:
-    """Write the weights-only file of a Lightning checkpoint of `LlamaCharLanguageModel`."""
-    saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+def export_weights(
+    checkpoint: str | Path, destination: str | Path = SHIPPED, **metadata: Any
+) -> dict[str, Any]:
+    """Write the weights file of a Lightning checkpoint of `LlamaCharLanguageModel`;
+    `metadata` gives the training command, commit, data convention and results (the best
+    validation score is recorded as `val_bpc`). Returns the file's metadata."""
+    saved = read_checkpoint(checkpoint)
     scores = [
         state["best_model_score"]
         for state in saved["callbacks"].values()
@@ -27,32 +36,32 @@ def export_weights(checkpoint: str | Path, destination: str | Path = SHIPPED) ->
     vocab = (
         saved["TinyShakespeareDataModule"]["vocab"] if "TinyShakespeareDataModule" in saved else ""
     )
-    content = {
-        "hyper_parameters": {
-            name: value
-            for name, value in saved["hyper_parameters"].items()
-            if not name.startswith("_")  # LightningCLI's class path record
-        },
-        "state_dict": saved["state_dict"],
+    init_args = {
+        name: value
+        for name, value in saved["hyper_parameters"].items()
+        if not name.startswith("_")  # LightningCLI's class path record
+    }
+    recorded = {
+        "training_command": "not recorded",
+        "commit": "not recorded",
+        "data": "not recorded",
+        "results": [],
         "vocab": vocab,
         "epoch": saved["epoch"],
         "global_step": saved["global_step"],
         "val_bpc": float(scores[0]) if scores else float("nan"),
     }
-    Path(destination).parent.mkdir(parents=True, exist_ok=True)
-    torch.save(content, destination)
-    return content
+    written = save_weights_file(
+        destination, LlamaCharLanguageModel, init_args, saved["state_dict"], recorded | metadata
+    )
+    return written.metadata
 
 
-def load_weights(path: str | Path = SHIPPED) -> tuple[LlamaCharLanguageModel, dict]:
-    """The model (eval mode) and the file's other fields; a file that is not one of ours is a
-    ValueError naming the missing fields."""
-    if not Path(path).is_file():
-        raise ValueError(f"weights: no file at {str(path)!r}")
-    content = torch.load(path, map_location="cpu", weights_only=True)
-    missing = [name for name in FIELDS if name not in content]
+def load_weights(path: str | Path = SHIPPED) -> tuple[LlamaCharLanguageModel, dict[str, Any]]:
+    """The model (eval mode) and the file's metadata; a file that is not a weights file of this
+    model is a one-line ValueError naming the file and what is wrong."""
+    weights = read_weights_file(path, "weights", expected=LlamaCharLanguageModel)
+    missing = [name for name in EXTRA_FIELDS if name not in weights.metadata]
     if missing:
-        raise ValueError(f"weights: {str(path)!r} lacks the fields {missing}")
-    model = LlamaCharLanguageModel(**content["hyper_parameters"])
-    model.load_state_dict(content["state_dict"])
-    return model.eval(), {name: content[name] for name in FIELDS if name != "state_dict"}
+        raise ValueError(f"weights: {weights.path}: metadata lacks {missing}")
+    return weights.build(), weights.metadata

@@ -1,24 +1,29 @@
-"""Weights-only files of the MTL-KD models: what the shipped `weights/*.pt` hold, and checks.
+"""MTL-KD weights files: the shipped `weights/*.pt`, export from a checkpoint, and MTL-KD checks.
 
-A file is {"model", "hyper_parameters", "state_dict", "feature_layout", "variants", "epoch",
-"global_step"}: the model class ("POMOTeacher" for the teachers and the MTPOMO-style baseline,
-"MTLKDStudent" for the student), its architecture (the module's saved hyperparameters), the
-weights, the input layout it was trained with (`features.py` sizes; the hyperparameter
-`feature_scaling` is "raw" for files written before it existed), the variants it was trained on
-(None if unknown), and where training stopped; no optimizer state and no teachers.
-Loading refuses a file of another model class, architecture or feature layout, naming the
-field, instead of failing inside `load_state_dict` or, worse, decoding with shifted inputs.
-Files written before the "model" field are teacher files.
+Every file is a `WeightsFile` (`optiforge.lightning_modules.weights_file`, the format of every
+shipped model): class path (`POMOTeacher` for the teachers and the MTPOMO-style baseline,
+`MTLKDStudent` for the student), init args (the architecture and `feature_scaling`), the
+weights, and metadata: beside the fields every file has, the input layout the model was
+trained with (`feature_layout`, `features.py` sizes), the variants it was trained on
+(`variants`, None if unknown) and where training stopped (`epoch`, `global_step`). No optimizer
+state, no teachers. Loading refuses another model class, architecture or feature layout,
+naming the field, instead of failing inside `load_state_dict` or, worse, decoding with shifted
+inputs.
 
 Shipped files are package data in `lightning_modules/mtlkd/weights/` (`SHIPPED_DIR`), so they
 are found after a plain `pip install`. `resolve_weights` maps a path to a file: as given when it
 exists, else a relative `weights/mtlkd/<name>.pt` (the name configs and docs use) is looked up
-in `SHIPPED_DIR`.
+in `SHIPPED_DIR`. Export: `python -m optiforge.lightning_modules.mtlkd.policy_weights <ckpt>
+<out.pt>`.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import subprocess
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import torch
 from lightning import LightningModule
@@ -30,27 +35,38 @@ from optiforge.lightning_modules.mtlkd.features import (
 )
 from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
 from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
+from optiforge.lightning_modules.weights_file import (
+    WeightsFile,
+    load_into,
+    read_checkpoint,
+    read_weights_file,
+    save_weights_file,
+)
 from optiforge.problems.vrp.generator import CONVENTIONS, Convention
 from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
 SHIPPED_PREFIX = PurePosixPath("weights/mtlkd")
-ARCHITECTURES: dict[str, tuple[str, ...]] = {
-    "POMOTeacher": ("embed_dim", "num_layers", "num_heads", "ff_dim", "norm", "logit_clip"),
-    "MTLKDStudent": ("embed_dim", "encoder_layers", "decoder_layers", "num_heads", "ff_dim"),
+# Model class -> (module, the init args that shape its weights, its policy network).
+MODELS: dict[str, tuple[str, tuple[str, ...], type]] = {
+    "POMOTeacher": (
+        "optiforge.lightning_modules.mtlkd.teacher_module",
+        ("embed_dim", "num_layers", "num_heads", "ff_dim", "norm", "logit_clip", "feature_scaling"),
+        POMOPolicy,
+    ),
+    "MTLKDStudent": (
+        "optiforge.lightning_modules.mtlkd.student_module",
+        ("embed_dim", "encoder_layers", "decoder_layers", "num_heads", "ff_dim", "feature_scaling"),
+        HeavyDecoderPolicy,
+    ),
 }
-# Settings every model has beside its architecture, with the value files without them mean.
-FEATURE_SETTINGS: dict[str, str] = {"feature_scaling": "raw"}
+CLASS_PATHS = {f"{module}.{name}": name for name, (module, _, _) in MODELS.items()}
 FEATURE_LAYOUT = {
     "customer": CUSTOMER_FEATURES,
     "depot": DEPOT_FEATURES,
     "context": CONTEXT_FEATURES,
 }
-
-
-class MissingWeightsFile(FileNotFoundError, ValueError):
-    """A weights path that names no file: a missing file and a bad setting at once (the CLI
-    reports a constructor's ValueError in one line before anything is written)."""
+NOT_RECORDED = "not recorded"
 
 
 def shipped_teacher_path(
@@ -89,95 +105,107 @@ def trained_variants(train_variants: str | list[str] | None) -> list[str] | None
     return [train_variants] if isinstance(train_variants, str) else list(train_variants)
 
 
-def model_of(hparams: dict) -> str:
-    """The model class whose architecture `hparams` (a module's hyperparameters) describe."""
-    for model, keys in ARCHITECTURES.items():
-        if set(keys) <= set(hparams):
-            return model
-    raise ValueError(f"hyper_parameters {sorted(hparams)} match none of {list(ARCHITECTURES)}")
+def model_name(weights: WeightsFile) -> str:
+    """ "POMOTeacher" or "MTLKDStudent": the MTL-KD class a file holds."""
+    return CLASS_PATHS[weights.class_path]
 
 
-def _blob(
-    hparams: dict,
-    state_dict: dict,
-    variants: list[str] | None,
-    epoch: int | None,
-    global_step: int | None,
-) -> dict:
-    model = model_of(hparams)
-    return {
-        "model": model,
-        "hyper_parameters": {key: hparams[key] for key in ARCHITECTURES[model]}
-        | {key: hparams.get(key, default) for key, default in FEATURE_SETTINGS.items()},
-        "state_dict": {key: value.detach().cpu() for key, value in state_dict.items()},
-        "feature_layout": dict(FEATURE_LAYOUT),
-        "variants": variants,
-        "epoch": epoch,
-        "global_step": global_step,
-    }
+def git_commit() -> str:
+    """The commit of this checkout (what an export records; NOT_RECORDED outside git)."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return NOT_RECORDED
+    return done.stdout.strip()
+
+
+def write_weights(
+    path: str | Path,
+    hparams: dict[str, Any],
+    state_dict: dict[str, torch.Tensor],
+    metadata: dict[str, Any],
+) -> WeightsFile:
+    """Write an MTL-KD file: the model class is the one whose architecture `hparams` (a
+    module's hyperparameters) describe; `metadata` adds to the feature layout."""
+    for name, (module, keys, _) in MODELS.items():
+        if set(keys) - {"feature_scaling"} <= set(hparams):
+            model_class = getattr(importlib.import_module(module), name)
+            init_args = {key: hparams[key] for key in keys if key in hparams}
+            init_args.setdefault("feature_scaling", "raw")  # checkpoints from before the option
+            break
+    else:
+        raise ValueError(f"hyper_parameters {sorted(hparams)} match none of {list(MODELS)}")
+    metadata = {"feature_layout": dict(FEATURE_LAYOUT), **metadata}
+    return save_weights_file(path, model_class, init_args, state_dict, metadata)
 
 
 def save_weights(
-    module: LightningModule, path: str | Path, variants: list[str] | None = None
-) -> None:
+    module: LightningModule, path: str | Path, variants: list[str] | None = None, **metadata: Any
+) -> WeightsFile:
     """Write `module`'s class, architecture, weights, feature layout and training `variants`
-    (None: its trainer's datamodule's `train_variants` when attached, else unknown) to `path`."""
+    (None: its trainer's datamodule's `train_variants` when attached, else unknown) to `path`;
+    `metadata` sets the training command, data convention and results (else not recorded)."""
     attached = module._trainer is not None
-    epoch = module.current_epoch if attached else None
-    step = module.global_step if attached else None
     if variants is None and attached:
         data = getattr(module.trainer, "datamodule", None)
         variants = trained_variants(getattr(data, "train_variants", None))
-    torch.save(_blob(dict(module.hparams), module.state_dict(), variants, epoch, step), path)
+    recorded = {
+        "training_command": NOT_RECORDED,
+        "commit": git_commit(),
+        "data": NOT_RECORDED,
+        "results": [],
+        "variants": variants,
+        "epoch": module.current_epoch if attached else None,
+        "global_step": module.global_step if attached else None,
+    }
+    return write_weights(path, dict(module.hparams), module.state_dict(), recorded | metadata)
 
 
-def export_checkpoint(checkpoint: str | Path, path: str | Path) -> None:
-    """Write the weights-only file of a Lightning checkpoint of an MTL-KD model (no optimizer
-    state): `python -m optiforge.lightning_modules.mtlkd.policy_weights <last.ckpt> <out.pt>`."""
-    ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
+def export_checkpoint(
+    checkpoint: str | Path, path: str | Path, training_command: str = NOT_RECORDED
+) -> WeightsFile:
+    """Write the weights file of a Lightning checkpoint of an MTL-KD model (no optimizer
+    state), recording the commit of this checkout, the data convention and training variants
+    of the checkpoint's datamodule, and `training_command`."""
+    ckpt = read_checkpoint(checkpoint)
     layout = ckpt.get("feature_layout", FEATURE_LAYOUT)
     if layout != FEATURE_LAYOUT:
         raise ValueError(
             f"checkpoint: {checkpoint} has feature layout {layout}, not {FEATURE_LAYOUT}"
         )
     data = ckpt.get("datamodule_hyper_parameters", {})
-    variants = trained_variants(data.get("train_variants"))
-    hparams, weights = ckpt["hyper_parameters"], ckpt["state_dict"]
-    blob = _blob(hparams, weights, variants, ckpt["epoch"], ckpt["global_step"])
-    torch.save(blob, path)
+    hparams = ckpt["hyper_parameters"]
+    convention = data.get("convention", NOT_RECORDED)
+    size = data.get("num_customers", "?")
+    metadata = {
+        "training_command": training_command,
+        "commit": git_commit(),
+        "data": f"{convention} instances, n = {size}, "
+        f"{hparams.get('feature_scaling', 'raw')} features",
+        "results": [],
+        "variants": trained_variants(data.get("train_variants")),
+        "epoch": ckpt.get("epoch"),
+        "global_step": ckpt.get("global_step"),
+    }
+    return write_weights(path, hparams, ckpt["state_dict"], metadata)
 
 
-def read_weights(path: str | Path, field: str = "weights") -> dict:
-    """The blob in `path` (see `resolve_weights`) after checking that it is an MTL-KD weights
-    file; errors name `field`, the setting the path came from."""
+def read_weights(path: str | Path, field: str = "weights") -> WeightsFile:
+    """The MTL-KD file at `path` (see `resolve_weights`), checked: a shipped-format file of an
+    MTL-KD model with this feature layout; errors name `field` and the file."""
     path = resolve_weights(path)
-    if not path.is_file():
-        raise MissingWeightsFile(f"{field}: no file {path}")
-    try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # pickle, zip and torch errors alike: not a weights file
-        raise ValueError(f"{field}: {path} is not a torch weights file ({error})") from error
-    if not isinstance(blob, dict):
-        raise ValueError(f"{field}: {path} is not an MTL-KD weights file (no dict inside)")
-    missing = {"hyper_parameters", "state_dict", "feature_layout"} - set(blob)
-    if missing:
-        raise ValueError(f"{field}: {path} is not an MTL-KD weights file (missing {missing})")
-    blob.setdefault("model", "POMOTeacher")
-    for key, default in FEATURE_SETTINGS.items():
-        blob["hyper_parameters"].setdefault(key, default)
-    blob.setdefault("variants", None)
-    if blob["model"] not in ARCHITECTURES:
+    weights = read_weights_file(path, field)
+    if weights.class_path not in CLASS_PATHS:
         raise ValueError(
-            f"{field}: {path} holds a {blob['model']!r}, not one of {list(ARCHITECTURES)}"
+            f"{field}: {path}: holds a {weights.class_path}, not one of {list(MODELS)}"
         )
-    return blob
-
-
-def check_blob(blob: dict, model: str, path: str | Path, field: str = "weights") -> None:
-    """Refuse a blob of another model class or feature layout, naming `field` and both values."""
-    if blob["model"] != model:
-        raise ValueError(f"{field}: {path} holds a {blob['model']}, this model is a {model}")
-    layout = blob["feature_layout"]
+    layout = weights.metadata.get("feature_layout", {})
     for key, size in FEATURE_LAYOUT.items():
         if layout.get(key) != size:
             raise ValueError(
@@ -185,54 +213,74 @@ def check_blob(blob: dict, model: str, path: str | Path, field: str = "weights")
                 f"model's layout has {size} (features.py changed): retrain or use a matching "
                 "checkpoint"
             )
+    return weights
 
 
 def load_weights(module: LightningModule, path: str | Path) -> None:
     """Copy the weights in `path` into `module`; another model class, architecture or feature
     layout raises naming the field and both values."""
-    blob = read_weights(path)
+    weights = read_weights(path)
     model = type(module).__name__
-    check_blob(blob, model, path)
-    for key in (*ARCHITECTURES[model], *FEATURE_SETTINGS):
-        saved = blob["hyper_parameters"].get(key)
-        if saved != module.hparams[key]:
-            raise ValueError(
-                f"weights: {path} has {key}={saved!r}, the model has {key}="
-                f"{module.hparams[key]!r} (set model.{key}: {saved} to load it)"
-            )
-    module.load_state_dict(blob["state_dict"])
+    if model_name(weights) != model:
+        raise ValueError(
+            f"weights: {weights.path}: holds a {model_name(weights)}, this model is a {model}"
+        )
+    load_into(weights, module)
+
+
+def build_module(path: str | Path, **settings: Any) -> LightningModule:
+    """The MTL-KD model a weights file describes, built with its init args (plus `settings`,
+    other constructor arguments such as `r3c_segment`) and loaded, in eval mode:
+    `build_module("weights/mtlkd/student_n50.pt")`."""
+    return read_weights(path).build(**settings)
 
 
 def load_policy(path: str | Path, field: str = "weights") -> POMOPolicy | HeavyDecoderPolicy:
     """The policy network of a weights file, built with its architecture and loaded, in eval
     mode (no LightningModule): a teacher's `POMOPolicy` or the student's `HeavyDecoderPolicy`.
     A file of the wrong kind, layout or tensor shapes raises naming `field` and `path`."""
-    return policy_from_blob(read_weights(path, field), path, field)
+    return policy_of(read_weights(path, field), field)
 
 
-def policy_from_blob(
-    blob: dict, path: str | Path, field: str = "weights"
-) -> POMOPolicy | HeavyDecoderPolicy:
-    """`load_policy` of a blob already read by `read_weights`."""
-    check_blob(blob, blob["model"], path, field)
-    policy_class = {"POMOTeacher": POMOPolicy, "MTLKDStudent": HeavyDecoderPolicy}[blob["model"]]
+def policy_of(weights: WeightsFile, field: str = "weights") -> POMOPolicy | HeavyDecoderPolicy:
+    """`load_policy` of a file already read by `read_weights`."""
+    policy_class = MODELS[model_name(weights)][2]
     with torch.random.fork_rng(devices=[]):  # loading must not move the caller's seed
-        policy = policy_class(**blob["hyper_parameters"])
+        policy = policy_class(**weights.init_args)
     prefix = "policy."
-    weights = {k[len(prefix) :]: v for k, v in blob["state_dict"].items() if k.startswith(prefix)}
+    state = {k[len(prefix) :]: v for k, v in weights.state_dict.items() if k.startswith(prefix)}
     try:
-        policy.load_state_dict(weights)
+        policy.load_state_dict(state)
     except RuntimeError as error:
         last = str(error).strip().splitlines()[-1].strip()
-        raise ValueError(f"{field}: {path} does not fit its architecture: {last}") from None
+        raise ValueError(f"{field}: {weights.path} does not fit its architecture: {last}") from None
     return policy.eval()
 
 
-if __name__ == "__main__":
-    import sys
+def build_parser() -> argparse.ArgumentParser:
+    """The export command's arguments."""
+    parser = argparse.ArgumentParser(
+        prog="python -m optiforge.lightning_modules.mtlkd.policy_weights",
+        description="Write the weights file (optiforge-weights format) of an MTL-KD checkpoint.",
+    )
+    parser.add_argument("checkpoint", help="a Lightning checkpoint of POMOTeacher / MTLKDStudent")
+    parser.add_argument("out", help="the weights file to write, e.g. weights/mtlkd/<name>.pt")
+    parser.add_argument(
+        "--training-command", default=NOT_RECORDED, help="the command that trained it"
+    )
+    return parser
 
-    if len(sys.argv) != 3:
-        raise SystemExit(
-            "usage: python -m optiforge.lightning_modules.mtlkd.policy_weights CKPT OUT"
-        )
-    export_checkpoint(sys.argv[1], sys.argv[2])
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m optiforge.lightning_modules.mtlkd.policy_weights CKPT OUT`: export; a bad
+    checkpoint ends in one line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        export_checkpoint(args.checkpoint, args.out, args.training_command)
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -41,7 +41,8 @@ from optiforge.lightning_modules.mtlkd.features import FeatureScaling, check_sca
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     FEATURE_LAYOUT,
     load_weights,
-    policy_from_blob,
+    model_name,
+    policy_of,
     read_weights,
     shipped_teacher_path,
 )
@@ -68,12 +69,13 @@ def load_teacher(name: str, path: str) -> POMOPolicy:
     teacher, or a teacher of other variants raises naming `model.teachers`."""
     field = f"model.teachers[{name}]"
     variant(name)  # an unknown variant name raises, listing the 16
-    blob = read_weights(path, field)
-    if blob["model"] != "POMOTeacher":
-        raise ValueError(f"{field}: {path} holds a {blob['model']}, not a POMOTeacher")
-    if blob["variants"] is not None and blob["variants"] != [name]:
-        raise ValueError(f"{field}: {path} is a teacher of {blob['variants']}, not of {name}")
-    policy = policy_from_blob(blob, path, field)
+    weights = read_weights(path, field)
+    if model_name(weights) != "POMOTeacher":
+        raise ValueError(f"{field}: {path} holds a {model_name(weights)}, not a POMOTeacher")
+    variants = weights.metadata.get("variants")
+    if variants is not None and variants != [name]:
+        raise ValueError(f"{field}: {path} is a teacher of {variants}, not of {name}")
+    policy = policy_of(weights, field)
     policy.requires_grad_(False)
     return policy
 

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from optiforge.lightning_modules.classifier import Classifier
 from optiforge.lightning_modules.kv_lm.model import LlamaCharNet, llama_config
 from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, export_weights, load_weights
+from optiforge.lightning_modules.weights_file import save_weights_file
 
 
 def test_captured_qkv_reproduce_the_models_attention_weights() -> None:
@@ -51,7 +53,7 @@ def test_a_few_steps_learn_a_repeating_text() -> None:
 
 def test_weights_round_trip_and_bad_files(tmp_path: Path) -> None:
     """export -> load gives the same logits and records the vocabulary and score; a missing or
-    foreign file is a ValueError naming the weights."""
+    foreign file, or one of another model class, is a ValueError naming the weights."""
     torch.manual_seed(0)
     model = LlamaCharLanguageModel(65, 64, 32, 2, 2, 48)
     checkpoint = tmp_path / "model.ckpt"
@@ -71,11 +73,15 @@ def test_weights_round_trip_and_bad_files(tmp_path: Path) -> None:
     ids = torch.randint(65, (1, 20))
     assert torch.equal(loaded(ids), model.eval()(ids))
     assert card["vocab"] == "ab" and card["val_bpc"] == 2.5 and card["global_step"] == 40
-    with pytest.raises(ValueError, match="weights: no file at"):
+    with pytest.raises(ValueError, match="weights: no file"):
         load_weights(tmp_path / "none.pt")
     torch.save({"state_dict": {}}, tmp_path / "foreign.pt")
-    with pytest.raises(ValueError, match="lacks the fields"):
+    with pytest.raises(ValueError, match="foreign.pt: not an optiforge-weights file"):
         load_weights(tmp_path / "foreign.pt")
+    classifier = tmp_path / "classifier.pt"
+    save_weights_file(classifier, Classifier, {}, Classifier().state_dict(), card)
+    with pytest.raises(ValueError, match="holds a Classifier, this model is a LlamaCharLanguage"):
+        load_weights(classifier)
 
 
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped weights")

@@ -11,8 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
-from optiforge.lightning_modules.mtlkd.policy_weights import save_weights
+from optiforge.lightning_modules.mtlkd.policy_weights import build_module, save_weights
 from optiforge.lightning_modules.mtlkd.r3c import r3c
 from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
 from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy

@@ -11,9 +11,9 @@ import torch
 import yaml
 
 from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
-from optiforge.lightning_modules.mtlkd.model_from_weights import build_module
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     SHIPPED_DIR,
+    build_module,
     export_checkpoint,
     load_policy,
     read_weights,
@@ -50,7 +50,7 @@ def test_shipped_teacher_loads_and_beats_a_random_policy(name: str, convention: 
         costs[label] = torch.from_numpy(validate_batch(batch, solutions))
         assert torch.allclose(costs[label], env_costs.double(), atol=1e-5)
     assert costs["trained"].mean() < 0.9 * costs["untrained"].mean()
-    assert read_weights(path)["feature_layout"] == {
+    assert read_weights(path).metadata["feature_layout"] == {
         "customer": 7,
         "depot": 5,
         "context": 6,
@@ -67,7 +67,15 @@ def test_save_and_export_round_trip_decode_identically(tmp_path: Path) -> None:
     trainer.strategy.connect(module)
     trainer.save_checkpoint(tmp_path / "module.ckpt")
     export_checkpoint(tmp_path / "module.ckpt", tmp_path / "exported.pt")
-    assert "optimizer_states" not in read_weights(tmp_path / "exported.pt")
+    exported = torch.load(tmp_path / "exported.pt", weights_only=True)
+    assert set(exported) == {
+        "format",
+        "version",
+        "class_path",
+        "init_args",
+        "state_dict",
+        "metadata",
+    }
     batch = generate("VRPTW", 10, 4, seed=2)
     expected, _ = solve(module.policy, batch, "multistart")
     for name in ("saved.pt", "exported.pt"):
@@ -77,17 +85,17 @@ def test_save_and_export_round_trip_decode_identically(tmp_path: Path) -> None:
 
 def test_mismatched_architecture_or_layout_is_refused(tmp_path: Path) -> None:
     """Loading into another width, or a file with another feature layout, raises naming the
-    field; a missing file and a non-teacher file raise too."""
+    field; a missing file and a file not in the weights format raise too."""
     save_weights(POMOTeacher(**TINY), tmp_path / "tiny.pt")
     with pytest.raises(ValueError, match="embed_dim=16"):
         POMOTeacher(**{**TINY, "embed_dim": 32}, weights=str(tmp_path / "tiny.pt"))
     blob = torch.load(tmp_path / "tiny.pt", weights_only=True)
-    blob["feature_layout"]["context"] = 5
+    blob["metadata"]["feature_layout"]["context"] = 5
     torch.save(blob, tmp_path / "old_layout.pt")
     with pytest.raises(ValueError, match="5 context features"):
         POMOTeacher(**TINY, weights=str(tmp_path / "old_layout.pt"))
     torch.save({"state_dict": {}}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="not an MTL-KD weights file"):
+    with pytest.raises(ValueError, match="not an optiforge-weights file"):
         POMOTeacher(**TINY, weights=str(tmp_path / "other.pt"))
     with pytest.raises(FileNotFoundError, match="weights: no file"):
         POMOTeacher(**TINY, weights=str(tmp_path / "absent.pt"))
@@ -101,13 +109,11 @@ def test_weights_round_trip_keeps_the_feature_scaling(
     module_class: type, architecture: dict, tmp_path: Path
 ) -> None:
     """A file saved from an "instance" model records it, rebuilds as "instance" (policy and
-    module), and is refused by a "raw" model; a file without the key reads as "raw"."""
+    module), and is refused by a "raw" model."""
     torch.manual_seed(4)
     module = module_class(**architecture, feature_scaling="instance")
     save_weights(module, tmp_path / "instance.pt")
-    assert read_weights(tmp_path / "instance.pt")["hyper_parameters"]["feature_scaling"] == (
-        "instance"
-    )
+    assert read_weights(tmp_path / "instance.pt").init_args["feature_scaling"] == "instance"
     assert load_policy(tmp_path / "instance.pt").feature_scaling == "instance"
     rebuilt = build_module(tmp_path / "instance.pt")
     assert rebuilt.policy.feature_scaling == "instance"
@@ -117,16 +123,11 @@ def test_weights_round_trip_keeps_the_feature_scaling(
         assert torch.equal(solve(rebuilt.policy, batch, "greedy")[0], expected)
     with pytest.raises(ValueError, match="feature_scaling='instance'.*feature_scaling='raw'"):
         module_class(**architecture, weights=str(tmp_path / "instance.pt"))
-    blob = torch.load(tmp_path / "instance.pt", weights_only=True)
-    del blob["hyper_parameters"]["feature_scaling"]
-    torch.save(blob, tmp_path / "old.pt")
-    assert read_weights(tmp_path / "old.pt")["hyper_parameters"]["feature_scaling"] == "raw"
-    assert load_policy(tmp_path / "old.pt").feature_scaling == "raw"
 
 
 def test_student_file_rebuilds_the_student_and_refuses_a_teacher_file(tmp_path: Path) -> None:
     """`build_module` rebuilds a saved student with its architecture (greedy decodings equal);
-    a teacher file, also one written before the "model" field, is refused by the student."""
+    a teacher file is refused by the student, naming both classes."""
     torch.manual_seed(2)
     architecture = {"embed_dim": 16, "decoder_layers": 2, "num_heads": 4, "ff_dim": 32}
     student = MTLKDStudent(**architecture)
@@ -138,12 +139,8 @@ def test_student_file_rebuilds_the_student_and_refuses_a_teacher_file(tmp_path: 
         solve(rebuilt.policy, batch, "greedy")[0], solve(student.policy, batch, "greedy")[0]
     )
     save_weights(POMOTeacher(**TINY), tmp_path / "teacher.pt")
-    blob = torch.load(tmp_path / "teacher.pt", weights_only=True)
-    del blob["model"]
-    torch.save(blob, tmp_path / "old_teacher.pt")
-    for name in ("teacher.pt", "old_teacher.pt"):
-        with pytest.raises(ValueError, match="holds a POMOTeacher, this model is a MTLKDStudent"):
-            MTLKDStudent(**architecture, weights=str(tmp_path / name))
+    with pytest.raises(ValueError, match="holds a POMOTeacher, this model is a MTLKDStudent"):
+        MTLKDStudent(**architecture, weights=str(tmp_path / "teacher.pt"))
 
 
 def recipe_config(config_name: str, capsys: pytest.CaptureFixture[str]) -> dict:
@@ -232,7 +229,8 @@ def test_load_policy_builds_the_network_alone(tmp_path: Path) -> None:
     teacher = POMOTeacher(**TINY)
     save_weights(teacher, tmp_path / "t.pt", variants=["OVRPTW"])
     loaded = load_policy(tmp_path / "t.pt")
-    assert type(loaded) is POMOPolicy and read_weights(tmp_path / "t.pt")["variants"] == ["OVRPTW"]
+    variants = read_weights(tmp_path / "t.pt").metadata["variants"]
+    assert type(loaded) is POMOPolicy and variants == ["OVRPTW"]
     assert torch.equal(
         solve(loaded, batch, "multistart")[0], solve(teacher.policy, batch, "multistart")[0]
     )
@@ -251,12 +249,12 @@ def test_export_records_the_training_variants(
     trainer.strategy.connect(POMOTeacher(**TINY))
     trainer.save_checkpoint(tmp_path / "plain.ckpt")
     export_checkpoint(tmp_path / "plain.ckpt", tmp_path / "plain.pt")
-    assert read_weights(tmp_path / "plain.pt")["variants"] is None
+    assert read_weights(tmp_path / "plain.pt").metadata["variants"] is None
     checkpoint = torch.load(tmp_path / "plain.ckpt", weights_only=False)
     checkpoint["datamodule_hyper_parameters"] = {"train_variants": train_variants}
     torch.save(checkpoint, tmp_path / "data.ckpt")
     export_checkpoint(tmp_path / "data.ckpt", tmp_path / "data.pt")
-    assert read_weights(tmp_path / "data.pt")["variants"] == expected
+    assert read_weights(tmp_path / "data.pt").metadata["variants"] == expected
 
 
 def test_shipped_teacher_path_needs_a_known_convention() -> None:

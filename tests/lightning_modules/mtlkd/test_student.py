@@ -202,7 +202,7 @@ def test_wrong_teacher_files_are_refused_when_the_student_is_built(tmp_path: Pat
     torch.save(blob, tmp_path / "reshaped.pt")
     cases = {
         str(tmp_path / "absent.pt"): "no file",
-        str(tmp_path / "notes.pt"): "is not a torch weights file",
+        str(tmp_path / "notes.pt"): "not a readable torch file",
         str(tmp_path / "student.pt"): "holds a MTLKDStudent, not a POMOTeacher",
         other: r"is a teacher of \['VRPTW'\], not of CVRP",
         str(tmp_path / "reshaped.pt"): "does not fit its architecture",
@@ -228,7 +228,7 @@ def test_teachers_load_without_a_lightning_module_and_keep_the_seed() -> None:
     assert type(teacher) is POMOPolicy and not teacher.training
     blob = read_weights(shipped_teacher_path("VRPL", convention="routefinder"))
     for name, value in teacher.state_dict().items():
-        assert torch.equal(value, blob["state_dict"][f"policy.{name}"])
+        assert torch.equal(value, blob.state_dict[f"policy.{name}"])
 
 
 @pytest.mark.parametrize(
@@ -275,7 +275,7 @@ def test_student_and_teachers_keep_their_own_feature_scaling() -> None:
     batch = generate("VRPTW", 8, 3, seed=2)
     teacher = module.teachers["VRPTW"]
     reference = POMOPolicy(
-        **read_weights(shipped_teacher_path("VRPTW", convention="routefinder"))["hyper_parameters"]
+        **read_weights(shipped_teacher_path("VRPTW", convention="routefinder")).init_args
     )
     reference.load_state_dict(teacher.state_dict())
     state = env.reset(batch)
