@@ -1,8 +1,12 @@
 """MTL-KD on the paper's benchmark: MVMoE's test sets, the student against MTPOMO and the teachers.
 
-    python -m optiforge.benchmarks.mtlkd_mvmoe_table --mvmoe-dir /path/to/Routing-MVMoE/data \\
-        --student weights/mtlkd/student_mvmoe_n50.pt --mtpomo weights/mtlkd/mtpomo_mvmoe_n50.pt \\
-        [--parts suite large cross] [--sizes 50 100] [--prepare-only]
+    OMP_NUM_THREADS=1 python -m optiforge.benchmarks run mtlkd_mvmoe_table
+        [--mvmoe-data Routing-MVMoE/data] [--student weights/mtlkd/student_mvmoe_n50.pt]
+        [--mtpomo weights/mtlkd/mtpomo_mvmoe_n50.pt] [--parts suite large cross] [--sizes 50 100]
+        [--prepare-only] [--publish]
+
+`--mvmoe-data`: the `data` folder of a clone of https://github.com/RoyalSkye/Routing-MVMoE
+(not shipped).
 
 Parts (every solution checked by `optiforge.problems.vrp.validator`; gaps over validated costs):
 
@@ -25,28 +29,29 @@ Parts (every solution checked by `optiforge.problems.vrp.validator`; gaps over v
   PyVRP references): a student greedy, a POMO model multi-start x 8.
 
 `--prepare-only` computes and caches the PyVRP references (in `--cache-dir`) and stops.
-Writes `--output-dir`/mtlkd_mvmoe_<part>[_n<size>].{json,md}.
+Writes mtlkd_mvmoe_<part>[_n<size>].{json,md} (published: benchmarks/results).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import torch
 
-from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness.record import ROOT
 from optiforge.benchmarks.mtlkd_evaluation import (
     augment,
     gap_summary,
     greedy,
     load_model,
     r3c_stages,
-    run,
 )
+from optiforge.benchmarks.mtlkd_evaluation import run as evaluate
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import resolve_weights
 from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent
@@ -55,9 +60,7 @@ from optiforge.problems.vrp.mvmoe_files import file_name, load_mvmoe_set
 from optiforge.problems.vrp.pyvrp_solver import PyVRPSolver
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
-ROOT = Path(__file__).resolve().parents[1]
 SKIPPED_AT_0 = ("augment_instances", "r3c_instances", "large_r3c")  # 0 skips these parts
-RESULTS = ROOT / "benchmarks" / "results"
 PARTS = ("suite", "large", "cross")
 MISSING_SHARE = 0.05
 PAPER_HGS = {("CVRP", 100): 15.53, ("VRPTW", 100): 24.35, ("CVRP", 500): 62.07}
@@ -65,7 +68,7 @@ PAPER_HGS.update({("CVRP", 1000): 119.54, ("VRPTW", 1000): 166.47})
 
 
 def generated_set(
-    name: str, size: int, count: int, iterations: int, convention: str, args: argparse.Namespace
+    name: str, size: int, count: int, iterations: int, convention: str, args: Config
 ) -> tuple[VRPBatch, np.ndarray]:
     """A seeded generated test set with PyVRP references (cached in `--cache-dir`)."""
     data = VRPDataModule(
@@ -83,7 +86,7 @@ def generated_set(
     return loaded.instances, loaded.reference_cost.numpy()
 
 
-def pyvrp_costs(batch: VRPBatch, key: str, args: argparse.Namespace) -> np.ndarray:
+def pyvrp_costs(batch: VRPBatch, key: str, args: Config) -> np.ndarray:
     """PyVRP costs of `batch` (`--iterations`), cached as `<cache-dir>/<key>.npy`."""
     path = args.cache_dir / f"{key}_i{args.iterations}.npy"
     if not path.is_file():
@@ -93,14 +96,14 @@ def pyvrp_costs(batch: VRPBatch, key: str, args: argparse.Namespace) -> np.ndarr
     return np.load(path)
 
 
-def suite_set(name: str, size: int, args: argparse.Namespace) -> tuple[VRPBatch, np.ndarray, str]:
+def suite_set(name: str, size: int, args: Config) -> tuple[VRPBatch, np.ndarray, str]:
     """The evaluation set of (`name`, `size`), its references and where they come from."""
-    if not (args.mvmoe_dir / name / file_name(name, size)).is_file():
+    if not (args.mvmoe_data / name / file_name(name, size)).is_file():
         batch, cost = generated_set(
             name, size, args.generated_instances, args.iterations, "mvmoe", args
         )
         return batch, cost, f"generated, PyVRP {args.iterations} it."
-    loaded = load_mvmoe_set(args.mvmoe_dir, name, size, args.instances)
+    loaded = load_mvmoe_set(args.mvmoe_data, name, size, args.instances)
     batch, cost = loaded.instances, loaded.reference_cost.numpy()
     missing = np.isnan(cost).mean()
     if missing <= MISSING_SHARE:
@@ -112,12 +115,12 @@ def suite_set(name: str, size: int, args: argparse.Namespace) -> tuple[VRPBatch,
     return batch, best, f"MVMoE file, PyVRP {args.iterations} it. ({missing:.0%} published invalid)"
 
 
-def teacher_path(name: str, args: argparse.Namespace) -> Path:
+def teacher_path(name: str, args: Config) -> Path:
     """The seen variant's teacher file from the `--teachers` pattern."""
     return resolve_weights(args.teachers.format(variant=name.lower()))
 
 
-def suite(models: dict, size: int, args: argparse.Namespace) -> dict:
+def suite(models: dict, size: int, args: Config) -> dict:
     rows: dict[str, dict] = {}
     stages = SimpleNamespace(r3c_budgets=args.r3c_budgets, segment=args.segment)
     for name in ALL_VARIANTS:
@@ -127,23 +130,23 @@ def suite(models: dict, size: int, args: argparse.Namespace) -> dict:
         row: dict[str, object] = {"source": source, "instances": instances.batch_size}
         row["reference mean"] = float(np.nanmean(reference))
         for method, model in (("student greedy", "student"), ("MTPOMO greedy", "mtpomo")):
-            result = run(greedy(models[model]), instances, args.chunk, method)
+            result = evaluate(greedy(models[model]), instances, args.chunk, method)
             row[method] = gap_summary(result, reference)
         first = slice(0, args.augment_instances)
         augmented = {"MTPOMO x8": models["mtpomo"]}
         if name in SEEN_VARIANTS:
             augmented["teacher x8"] = load_model(teacher_path(name, args))
         for method, model in augmented.items():
-            result = run(augment(model), instances.index(first), args.chunk, method)
+            result = evaluate(augment(model), instances.index(first), args.chunk, method)
             row[method] = gap_summary(result, reference[first])
         first = slice(0, args.r3c_instances)
         row["r3c"] = r3c_stages(models["student"], instances.index(first), reference[first], stages)
         rows[name] = row
-        print(size, name, json.dumps(row, default=float), flush=True)
+        Run.log(f"{size} {name} {json.dumps(row, default=float)}")
     return {"rows": rows}
 
 
-def large(models: dict, args: argparse.Namespace) -> dict:
+def large(models: dict, args: Config) -> dict:
     student = models.get("student")
     if student is not None:
         student.policy.candidate_k = args.candidate_k or None
@@ -167,17 +170,17 @@ def large(models: dict, args: argparse.Namespace) -> dict:
             row["PyVRP mean"] = float(np.mean(reference))
             row["paper HGS mean"] = PAPER_HGS.get((name, size))
             for method, solver in solvers.items():
-                row[method] = gap_summary(run(solver, instances, chunk, method), reference)
+                row[method] = gap_summary(evaluate(solver, instances, chunk, method), reference)
             rows[f"{name}/n{size}"] = row
-            print(name, size, json.dumps(row, default=float), flush=True)
+            Run.log(f"{name} {size} {json.dumps(row, default=float)}")
     return {"rows": rows, "candidate_k": args.candidate_k}
 
 
-def cross(args: argparse.Namespace) -> dict:
+def cross(args: Config) -> dict:
     rows: dict[str, dict] = {}
     for name in args.cross_variants:
         sets = {"mvmoe": None, "routefinder": None}
-        loaded = load_mvmoe_set(args.mvmoe_dir, name, 50, args.cross_instances)
+        loaded = load_mvmoe_set(args.mvmoe_data, name, 50, args.cross_instances)
         sets["mvmoe"] = (loaded.instances, loaded.reference_cost.numpy())
         sets["routefinder"] = generated_set(
             name, 50, args.cross_instances, args.iterations, "routefinder", args
@@ -191,7 +194,7 @@ def cross(args: argparse.Namespace) -> dict:
             model = load_model(Path(path))
             decode = greedy(model) if isinstance(model, MTLKDStudent) else augment(model)
             for convention, (instances, reference) in sets.items():
-                result = run(decode, instances, args.chunk, f"{label} on {convention}")
+                result = evaluate(decode, instances, args.chunk, f"{label} on {convention}")
                 rows[f"{name}/{label}/{convention}"] = gap_summary(result, reference)
                 print(name, label, convention, rows[f"{name}/{label}/{convention}"], flush=True)
     return {"rows": rows}
@@ -205,7 +208,7 @@ def cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def markdown(part: str, result: dict, args: argparse.Namespace, size: int | None) -> str:
+def markdown(part: str, result: dict, args: Config, size: int | None) -> str:
     """The part's table: gaps in %, `*` where some solution was infeasible."""
     rows = result["rows"]
     head = f"MTL-KD on MVMoE's benchmark ({part}{'' if size is None else f', n = {size}'})\n\n"
@@ -265,49 +268,58 @@ def means_text(rows: dict, methods: list[str], budgets: list[int]) -> str:
     return "\n".join(out) + "\n\n"
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mvmoe-dir", type=Path, required=True)
-    parser.add_argument("--student", type=Path, default=Path("weights/mtlkd/student_mvmoe_n50.pt"))
-    parser.add_argument("--mtpomo", type=Path, default=Path("weights/mtlkd/mtpomo_mvmoe_n50.pt"))
-    parser.add_argument("--teachers", default="weights/mtlkd/teacher_{variant}_mvmoe_n50.pt")
-    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100])
-    parser.add_argument("--instances", type=int, default=1000)
-    parser.add_argument("--generated-instances", type=int, default=100)
-    parser.add_argument("--iterations", type=int, default=500, help="PyVRP, suite and cross")
-    parser.add_argument("--augment-instances", type=int, default=100)
-    parser.add_argument("--r3c-instances", type=int, default=32)
-    parser.add_argument("--r3c-budgets", type=int, nargs="+", default=[20, 50, 200])
-    parser.add_argument("--segment", type=int, nargs=2, default=(4, 20))
-    parser.add_argument("--large-variants", nargs="+", default=["CVRP", "VRPTW", "OVRPL", "VRPLTW"])
-    parser.add_argument("--large-sizes", type=int, nargs="+", default=[200, 500, 1000])
-    parser.add_argument("--large-instances", type=int, nargs="+", default=[16, 8, 4])
-    parser.add_argument("--large-iterations", type=int, default=500)
-    parser.add_argument("--large-r3c", type=int, default=20)
-    parser.add_argument("--candidate-k", type=int, default=20, help="0: unrestricted")
-    parser.add_argument("--cross-variants", nargs="+", default=["CVRP", "VRPTW"])
-    parser.add_argument("--cross-instances", type=int, default=200)
-    parser.add_argument("--cross-models", nargs="+", default=[])
-    parser.add_argument("--chunk", type=int, default=250)
-    parser.add_argument("--workers", type=int, default=1, help="PyVRP processes")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--prepare-only", action="store_true")
-    args = check_arguments(parser, parser.parse_args(argv), SKIPPED_AT_0, ("student", "mtpomo"))
-    args.segment = tuple(args.segment)
-    return args
+@dataclass
+class Config:
+    """The parts, sizes, instance counts and budgets (see the module docstring); `student`,
+    `mtpomo` and `teachers` name weight files (`weights/mtlkd/<name>.pt`: a shipped one)."""
+
+    mvmoe_data: Path = Path("Routing-MVMoE/data")
+    student: str = "weights/mtlkd/student_mvmoe_n50.pt"
+    mtpomo: str = "weights/mtlkd/mtpomo_mvmoe_n50.pt"
+    teachers: str = "weights/mtlkd/teacher_{variant}_mvmoe_n50.pt"
+    parts: tuple[str, ...] = PARTS
+    sizes: tuple[int, ...] = (50, 100)
+    instances: int = 1000
+    generated_instances: int = 100
+    iterations: int = 500  # PyVRP, suite and cross
+    augment_instances: int = 100
+    r3c_instances: int = 32
+    r3c_budgets: tuple[int, ...] = (20, 50, 200)
+    segment: tuple[int, ...] = (4, 20)
+    large_variants: tuple[str, ...] = ("CVRP", "VRPTW", "OVRPL", "VRPLTW")
+    large_sizes: tuple[int, ...] = (200, 500, 1000)
+    large_instances: tuple[int, ...] = (16, 8, 4)
+    large_iterations: int = 500
+    large_r3c: int = 20
+    candidate_k: int = 20  # 0: unrestricted
+    cross_variants: tuple[str, ...] = ("CVRP", "VRPTW")
+    cross_instances: int = 200
+    cross_models: tuple[str, ...] = ()
+    chunk: int = 250
+    workers: int = 1  # PyVRP processes
+    threads: int = 1
+    cache_dir: Path = ROOT / "data" / "vrp"
+    prepare_only: bool = False
+
+    def __post_init__(self) -> None:
+        if unknown := sorted(set(self.parts) - set(PARTS)):
+            raise ValueError(f"--parts: choose from {', '.join(PARTS)}, got {', '.join(unknown)}")
+        if len(self.segment) != 2:
+            raise ValueError("--segment: give two numbers (R3C segment lengths)")
+        if len(self.large_instances) != len(self.large_sizes):
+            raise ValueError("--large-instances: give one count per --large-sizes value")
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+def run(run: Run, args: Config) -> None:
+    """Each part (and each suite size) in turn, one result file each."""
     torch.set_num_threads(args.threads)
     models = {}
     if not args.prepare_only and {"suite", "large"} & set(args.parts):
-        models["student"] = load_model(args.student, r3c_segment=args.segment)
-        models["mtpomo"] = load_model(args.mtpomo)
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+        models["student"] = load_model(Path(args.student), r3c_segment=args.segment)
+        models["mtpomo"] = load_model(Path(args.mtpomo))
+    config = {k: str(v) if isinstance(v, Path) else v for k, v in asdict(args).items()}
+    config["mvmoe_data"] = "<MVMoE data folder>"
+    config["cache_dir"] = "<cache folder>"  # no machine path in a published file
     jobs = [("suite", size) for size in args.sizes if "suite" in args.parts]
     jobs += [(part, None) for part in ("large", "cross") if part in args.parts]
     for part, size in jobs:
@@ -318,13 +330,26 @@ def main(argv: list[str] | None = None) -> None:
         if args.prepare_only:
             continue
         stem = f"mtlkd_mvmoe_{part}" + ("" if size is None else f"_n{size}")
-        args.output_dir.mkdir(parents=True, exist_ok=True)
-        payload = {"config": config, **result}
-        (args.output_dir / f"{stem}.json").write_text(json.dumps(payload, indent=2, default=float))
-        text = markdown(part, result, args, size)
-        (args.output_dir / f"{stem}.md").write_text(text)
-        print(text, flush=True)
+        run.write(stem, {"config": config, **result}, markdown(part, result, args, size), indent=2)
 
+
+BENCHMARK = Benchmark(
+    "mtlkd_mvmoe_table",
+    run,
+    Config,
+    smoke=dict(
+        parts=("suite",),
+        sizes=(50,),
+        instances=4,
+        generated_instances=2,
+        iterations=10,
+        augment_instances=2,
+        r3c_instances=1,
+        r3c_budgets=(2,),
+    ),
+    nonnegative=SKIPPED_AT_0,
+    external=("mvmoe_data",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -38,6 +38,7 @@ NAMES: tuple[str, ...] = (
     "m_sharpness",
     "mtlkd_candidates",
     "mtlkd_figures",
+    "mtlkd_mvmoe_table",
     "mvmoe_backhaul_references",
     "mvmoe_large_rule",
     "mvmoe_references",

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from optiforge.benchmarks.mtlkd_mvmoe_table import parse, suite_set
+from optiforge.benchmarks.harness import cli, registry
+from optiforge.benchmarks.mtlkd_mvmoe_table import suite_set
 
 # depot at the origin, three customers on a 0.3 x 0.4 rectangle: the one-route optimum is the
 # rectangle's perimeter 1.4 (capacity 10 holds the 9 units).
@@ -21,9 +22,11 @@ def write(path: Path, value: object) -> None:
 
 
 def args_for(tmp_path: Path) -> object:
-    return parse(
-        ["--mvmoe-dir", str(tmp_path / "data"), "--cache-dir", str(tmp_path / "cache")]
-        + ["--iterations", "50", "--instances", "4", "--generated-instances", "2"]
+    return cli.build_config(
+        registry.get("mtlkd_mvmoe_table"),
+        "paper",
+        ["--mvmoe-data", str(tmp_path / "data"), "--cache-dir", str(tmp_path / "cache")]
+        + ["--iterations", "50", "--instances", "4", "--generated-instances", "2"],
     )
 
 

@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 
 SCRIPTS = {
-    "mtlkd_mvmoe_table": ["--mvmoe-dir", "{tmp}", "--instances", "0"],
     "mtlkd_evaluation": ["--student", "s.pt", "--mtpomo", "m.pt", "--chunk", "0"],
     "mtlkd_kd_throughput": ["--student-batch", "0"],
 }
 EXPECTED = {
-    "mtlkd_mvmoe_table": "--instances: must be > 0, got 0",
     "mtlkd_evaluation": "--chunk: must be > 0, got 0",
     "mtlkd_kd_throughput": "--student-batch: must be > 0, got 0",
 }
