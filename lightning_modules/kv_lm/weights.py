@@ -7,10 +7,16 @@ character vocabulary, so encoding text needs no datamodule.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
+
+if TYPE_CHECKING:
+    from transformers import LlamaForCausalLM
+
+    from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule as DataModule
 
 SHIPPED = Path(__file__).resolve().parent / "weights" / "llama_char_tinyshakespeare.pt"
 FIELDS = ("hyper_parameters", "state_dict", "vocab", "epoch", "global_step", "val_bpc")
@@ -56,3 +62,14 @@ def load_weights(path: str | Path = SHIPPED) -> tuple[LlamaCharLanguageModel, di
     model = LlamaCharLanguageModel(**content["hyper_parameters"])
     model.load_state_dict(content["state_dict"])
     return model.eval(), {name: content[name] for name in FIELDS if name != "state_dict"}
+
+
+def llama_and_data(path: str | Path = SHIPPED) -> tuple[LlamaForCausalLM, dict, DataModule]:
+    """The weights' `LlamaForCausalLM` (eval mode), the file's other fields, and the set-up
+    tinyshakespeare datamodule at the model's context length (what the benchmarks measure on)."""
+    from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
+
+    module, card = load_weights(path)
+    data = TinyShakespeareDataModule(context_length=module.hparams.context_length)
+    data.setup()
+    return module.net.llama, card, data
