@@ -130,10 +130,10 @@ class Config:
     randomized presses; `weights` the LM measured."""
 
     weights: Path = SHIPPED
-    tasks: int = 64
+    tasks: int = 32
     length: int = 480
     pairs: int = 1
-    seeds: int = 2
+    seeds: int = 1
 
 
 @torch.no_grad()

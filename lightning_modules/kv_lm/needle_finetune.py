@@ -79,18 +79,24 @@ def save(args: argparse.Namespace, state: dict, card: dict, steps: int, val_loss
     torch.save(content, args.out)
 
 
-def main(argv: list[str] | None = None) -> dict:
+def make_parser() -> argparse.ArgumentParser:
+    """The command line (the docs' commands are parsed with it in the tests)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1200)
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--length", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--batch", type=int, default=12)
+    parser.add_argument("--length", type=int, default=160)
     parser.add_argument("--pairs", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--eval-every", type=int, default=100)
-    parser.add_argument("--eval-tasks", type=int, default=32)
+    parser.add_argument("--eval-every", type=int, default=50)
+    parser.add_argument("--eval-tasks", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=NEEDLE_WEIGHTS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = make_parser()
     args = parser.parse_args(argv)
     for name in ("steps", "batch", "length", "pairs", "repeats", "eval_every", "eval_tasks"):
         if getattr(args, name) < 1:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import re
+import shlex
 import string
 from pathlib import Path
 
@@ -85,3 +87,18 @@ def test_finetune_writes_loadable_weights(tmp_path: Path) -> None:
     assert all(0.0 <= row["needle_accuracy"] <= 1.0 for row in found["history"])
     with pytest.raises(SystemExit):
         needle_finetune.main(["--steps", "0"])
+
+
+def test_documented_finetune_commands_parse() -> None:
+    """Every `python -m ...needle_finetune` command in README.md and docs/ parses (at least one
+    is documented)."""
+    root = Path(__file__).resolve().parents[3]
+    pattern = re.compile(r"python -m optiforge\.lightning_modules\.kv_lm\.needle_finetune([^\n`]*)")
+    found = [
+        shlex.split(match.group(1))
+        for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+        for match in pattern.finditer(path.read_text())
+    ]
+    assert found
+    for arguments in found:
+        needle_finetune.make_parser().parse_args(arguments)
