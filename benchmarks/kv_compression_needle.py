@@ -202,7 +202,7 @@ def main(run: Run, args: Config) -> None:
     lines = [
         f"LM {args.weights.name}: {card['global_step']} steps, validation {card['val_bpc']:.3f} "
         "bits/char; "
-        f"{args.tasks} prompts of {args.length} characters, {args.pairs} needles each, "
+        f"{args.tasks} prompts of {args.length} characters, {args.pairs} needle line(s) each, "
         f"{int(context)} context tokens before the query",
         "",
         "Retrieval check (uncompressed exact match, control without the needle, copying of a "
