@@ -1,5 +1,5 @@
 """Fine-tune the shipped char LM towards copying a needle's value from its context (the shipped
-LM cannot; docs/kv_compression_needle.md: four runs of up to 550 steps here did not get there).
+LM cannot; docs/kv_compression_needle.md: five runs of up to 550 steps here did not get there).
 
 Each step trains next-character prediction on `batch` documents of `length` characters:
 tinyshakespeare training text with `pairs` random key-value lines inserted and every pair
