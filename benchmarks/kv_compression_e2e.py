@@ -42,8 +42,9 @@ from optiforge.algorithms.kv_compression import UniformHalving
 from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress
 from optiforge.benchmarks.figures import new_figure, save
 from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.kv_lm_data import llama_and_data
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
-from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
+from optiforge.lightning_modules.kv_lm.weights import SHIPPED
 
 RATES = (1.0, 1 / 2, 1 / 4, 1 / 8, 1 / 16)
 RANDOMIZED = ("balancekv", "uniform", "balancekv_16_64", "uniform_16_64", "random")
@@ -189,13 +190,10 @@ class Config:
 
 def main(run: Run, args: Config) -> None:
     torch.manual_seed(0)
-    module, card = load_weights(args.weights)
-    model = module.net.llama
-    data = TinyShakespeareDataModule(context_length=module.hparams.context_length)
-    data.setup()
+    model, card, data = llama_and_data(args.weights)
     loss = losses(args, model, data.splits["val"])
     generation = pipeline_agreement(args, model, data)
-    continuation = module.hparams.context_length - args.context
+    continuation = model.config.max_position_embeddings - args.context
     lines = [
         f"LM: {card['global_step']} steps, validation loss {card['val_bpc'] * math.log(2):.3f} "
         f"nats ({card['val_bpc']:.3f} bits/char)",

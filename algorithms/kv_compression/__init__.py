@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from optiforge.algorithms.kv_compression.balanced_walk import (
         balance_kernel,
         halve,
+        halve_authors,
         self_balancing_walk,
     )
     from optiforge.algorithms.kv_compression.balancekv import BalanceKV
@@ -39,6 +40,7 @@ __all__ = [
     "UniformHalving",
     "balance_kernel",
     "halve",
+    "halve_authors",
     "halvings_for_rate",
     "relative_error",
     "self_balancing_walk",
@@ -53,6 +55,7 @@ __getattr__, __dir__ = lazy_exports(
         "optiforge.algorithms.kv_compression.balanced_walk": (
             "balance_kernel",
             "halve",
+            "halve_authors",
             "self_balancing_walk",
         ),
         "optiforge.algorithms.kv_compression.base": ("KVCompressor", "halvings_for_rate"),

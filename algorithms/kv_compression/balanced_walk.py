@@ -78,16 +78,39 @@ def halve(signs: Tensor) -> tuple[Tensor, Tensor]:
     return index, index <= cut.unsqueeze(-1)
 
 
+def halve_authors(signs: Tensor) -> tuple[Tensor, Tensor]:
+    """The authors' rule (ksheth96/BalanceKV `balanced_walk`): keep n // 2 of n signs [..., n].
+
+    For each side, the first position where its count reaches n // 2 (0 if it never does, as
+    their argmax gives); `cut` is the later of the two and the side at `cut` is dropped up to
+    there. The other side's tokens up to `cut` get weight 2, then the tokens after `cut` with
+    weight 1 fill the rest. With n / 2 signs each this drops the side completing last, so every
+    kept token is doubled. Returns (index [..., n // 2] increasing, doubled), like `halve`.
+    """
+    half = signs.shape[-1] // 2
+    positions = torch.arange(signs.shape[-1], device=signs.device)
+    firsts = [((signs == side).cumsum(-1) == half).to(torch.int8).argmax(-1) for side in (1, -1)]
+    cut = torch.maximum(*firsts).unsqueeze(-1)
+    drop = (signs == signs.gather(-1, cut)) & (positions <= cut)
+    index = torch.argsort(drop.to(torch.int8), dim=-1, stable=True)[..., :half]
+    return index, index <= cut
+
+
 def recursive_halving(
-    keys: Tensor, values: Tensor, halvings: int, signs: Callable[[Tensor, Tensor], Tensor]
+    keys: Tensor,
+    values: Tensor,
+    halvings: int,
+    signs: Callable[[Tensor, Tensor], Tensor],
+    rule: Callable[[Tensor], tuple[Tensor, Tensor]] = halve,
 ) -> tuple[Tensor, Tensor]:
-    """`halvings` rounds of `halve` on signs(kept keys, kept values scaled by their weights):
-    the kept index [..., n >> halvings] and log-weights (log 2 per doubling, summed)."""
+    """`halvings` rounds of `rule` (`halve` or `halve_authors`) on signs(kept keys, kept values
+    scaled by their weights): the kept index [..., n >> halvings] and log-weights (log 2 per
+    doubling, summed)."""
     index = torch.arange(keys.shape[-2], device=keys.device).expand(keys.shape[:-1])
     log_weights = keys.new_zeros(keys.shape[:-1])
     for _ in range(halvings):
         weighted = gather_tokens(values, index) * log_weights.exp().unsqueeze(-1)
-        keep, doubled = halve(signs(gather_tokens(keys, index), weighted))
+        keep, doubled = rule(signs(gather_tokens(keys, index), weighted))
         index = index.gather(-1, keep)
         log_weights = log_weights.gather(-1, keep) + doubled * math.log(2.0)
     return index, log_weights

@@ -11,6 +11,9 @@ that later queries see the log-weights added to their logits. Use it like any pr
     with press(model):
         model(input_ids, past_key_values=cache)  # or kvpress's pipeline(..., press=press)
 
+`BalanceKVPress(..., variant="authors")` is the authors' practical prefill press instead (their
+padding and cut rule, 16 sinks and 64 recent tokens by default).
+
 The model's attention implementation must be a registered one ("sdpa", the default): "eager"
 is a per-model function the wrapper cannot reach.
 """
@@ -31,6 +34,8 @@ from optiforge.algorithms.kv_compression.balancekv import BalanceKV
 from optiforge.algorithms.kv_compression.base import KVCompressor, halvings_for_rate
 
 LOG_WEIGHTS = "balancekv_log_weights"
+# Exact sinks and recent window of each BalanceKVPress variant when not given.
+VARIANT_WINDOWS = {"ours": (0, 0), "authors": (16, 64)}
 
 
 def with_log_weight_bias(attention: Callable) -> Callable:
@@ -136,12 +141,21 @@ class CompressorPress(BasePress):
 class BalanceKVPress(CompressorPress):
     """BalanceKV in kvpress; kept tokens = sinks + window + floor(rest * (1 - compression_ratio)).
 
+    `variant="authors"` is the authors' practical prefill press as their code runs it
+    (`BalanceKV` module docstring): keys centred per zero-padded block, kernel
+    exp(<k_i, k_j> / sqrt(d)) (<v_i, v_j> + 0.025), walk probabilities 1/2 - 4 sum K s, the cut
+    where the later side reaches half, log-weight decoding bias. Its defaults are the authors'
+    press's: 16 sinks, 64 recent tokens, block 128, gamma 4, temperature 1, beta 0, 2 halvings
+    at compression_ratio 0.75 (their `itrs`; their NIAH and LongBench scripts use 32 and 32).
+
     Attributes:
         compression_ratio: share removed, kvpress's convention; 1 - compression_ratio must be a
             power of 1/2 (0 changes nothing).
         block_size, gamma, temperature, beta, value_offset: as `BalanceKV` (authors' defaults).
-        sink_tokens, recent_tokens: kept exactly (the authors' press: 16 and 64; 0 here so that
-            the budget equals the other presses' at the same ratio).
+        sink_tokens, recent_tokens: kept exactly; None takes the variant's default ("ours": 0
+            and 0, so that the budget equals the other presses' at the same ratio; "authors":
+            16 and 64).
+        variant: "ours" (the default) or "authors".
         seed: seed of the walk's generator, reset at every prefill.
     """
 
@@ -152,8 +166,9 @@ class BalanceKVPress(CompressorPress):
     temperature: float = 1.0
     beta: float = 0.0
     value_offset: float = 0.025
-    sink_tokens: int = 0
-    recent_tokens: int = 0
+    sink_tokens: int | None = None
+    recent_tokens: int | None = None
+    variant: str = "ours"
 
     def __post_init__(self) -> None:
         try:
@@ -163,6 +178,13 @@ class BalanceKVPress(CompressorPress):
                 "compression_ratio must be 1 - 1/2^k (0, 0.5, 0.75, 0.875, ...), got "
                 f"{self.compression_ratio}"
             ) from None
+        if self.variant not in VARIANT_WINDOWS:
+            raise ValueError(
+                f"variant must be one of {tuple(VARIANT_WINDOWS)}, got {self.variant!r}"
+            )
+        sinks, window = VARIANT_WINDOWS[self.variant]
+        self.sink_tokens = sinks if self.sink_tokens is None else self.sink_tokens
+        self.recent_tokens = window if self.recent_tokens is None else self.recent_tokens
         self.compressor = BalanceKV(
             1.0 - self.compression_ratio,
             self.sink_tokens,
@@ -172,5 +194,6 @@ class BalanceKVPress(CompressorPress):
             self.temperature,
             self.beta,
             self.value_offset,
+            self.variant,
         )
         super().__post_init__()

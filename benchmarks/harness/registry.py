@@ -33,6 +33,7 @@ NAMES: tuple[str, ...] = (
     "hephaestus",
     "kv_compression",
     "kv_compression_e2e",
+    "kv_compression_needle",
     "learning_rules_derivation",
     "learning_rules_optimizer",
     "m_sharpness",

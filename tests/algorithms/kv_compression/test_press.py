@@ -51,14 +51,23 @@ def test_ratio_zero_changes_nothing_and_budgets_are_exact() -> None:
     press = BalanceKVPress(0.75, block_size=32, sink_tokens=2, recent_tokens=4)
     short, _ = prefill_and_continue(model, press, ids)
     assert short == [2 + 4 + (CONTEXT - 6) // 4] * 2
+    authors = BalanceKVPress(0.75, block_size=32, variant="authors")
+    assert (authors.sink_tokens, authors.recent_tokens) == (16, 64)
+    kept, _ = prefill_and_continue(model, authors, ids)
+    assert kept == [16 + 64 + (CONTEXT - 80) // 4] * 2
+    with pytest.raises(ValueError, match="variant must be one of \\('ours', 'authors'\\)"):
+        BalanceKVPress(0.5, variant="paper")
 
 
-def test_decoding_bias_equals_a_cache_with_repeated_tokens() -> None:
+@pytest.mark.parametrize("variant", ["ours", "authors"])
+def test_decoding_bias_equals_a_cache_with_repeated_tokens(variant: str) -> None:
     """One head, one layer: the biased decoding logits equal those of an unbiased cache in which
-    every kept token of weight w appears w times (what the weights stand for)."""
+    every kept token of weight w appears w times (what the weights stand for), in both variants
+    (the authors' with 4 sinks and 8 recent tokens)."""
     model = tiny_llama(heads=1, layers=1)
     ids = torch.randint(65, (1, CONTEXT + FOLLOW), generator=torch.Generator().manual_seed(2))
-    press = BalanceKVPress(0.75, block_size=32)
+    windows = {"sink_tokens": 4, "recent_tokens": 8} if variant == "authors" else {}
+    press = BalanceKVPress(0.75, block_size=32, variant=variant, **windows)
     cache = DynamicCache()
     with torch.no_grad(), press(model):
         model.model(input_ids=ids[:, :CONTEXT], past_key_values=cache)

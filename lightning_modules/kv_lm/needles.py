@@ -1,0 +1,97 @@
+"""Needle-in-a-haystack text for the char LM: key-value lines placed in Shakespeare filler.
+
+A needle is the line "\\nKEYS: vals.\\n" (`key_length` capitals, `value_length` lowercase
+letters, drawn at random); a prompt is filler text with `pairs` needles inserted at random
+depths, ending in the query "\\nKEYS: " for one of them; the answer is its value. Only the
+characters of the char LM's vocabulary are used. `training_document` is the fine-tuning text:
+the same haystack followed by every pair again, so the repeated values teach the copy.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NeedleTask:
+    """A prompt ending in a query, its answer, and where the asked needle starts."""
+
+    prompt: str
+    answer: str
+    needle_start: int
+
+
+def needle_line(key: str, value: str) -> str:
+    """The text of one key-value pair."""
+    return f"\n{key}: {value}.\n"
+
+
+def random_pairs(
+    rng: random.Random, pairs: int, key_length: int = 4, value_length: int = 4
+) -> list[tuple[str, str]]:
+    """`pairs` distinct random keys (capitals) with random values (lowercase)."""
+    keys: set[str] = set()
+    while len(keys) < pairs:
+        keys.add("".join(rng.choices(string.ascii_uppercase, k=key_length)))
+    return [(key, "".join(rng.choices(string.ascii_lowercase, k=value_length))) for key in keys]
+
+
+def haystack(
+    filler: str, rng: random.Random, length: int, pairs: list[tuple[str, str]]
+) -> tuple[str, list[int]]:
+    """A random span of `filler` with the pairs' lines inserted at random depths, `length`
+    characters in all; returns the text and where each pair's line starts."""
+    lines = [needle_line(key, value) for key, value in pairs]
+    room = length - sum(len(line) for line in lines)
+    if room < 0 or room > len(filler):
+        raise ValueError(f"length must leave room for the needles and fit the filler, got {length}")
+    start = rng.randrange(len(filler) - room + 1)
+    text = filler[start : start + room]
+    cuts = sorted(rng.randrange(room + 1) for _ in lines)
+    pieces, starts, previous, offset = [], [], 0, 0
+    for cut, line in zip(cuts, lines, strict=True):
+        pieces.append(text[previous:cut])
+        offset += cut - previous
+        starts.append(offset)
+        pieces.append(line)
+        offset += len(line)
+        previous = cut
+    pieces.append(text[previous:])
+    return "".join(pieces), starts
+
+
+def needle_task(
+    filler: str,
+    rng: random.Random,
+    length: int,
+    pairs: int = 4,
+    key_length: int = 4,
+    value_length: int = 4,
+    control: bool = False,
+) -> NeedleTask:
+    """A haystack of `length` characters (query included) asking for one of `pairs` needles;
+    `control` leaves the asked needle out (filler takes its place, needle_start is -1), so only
+    a guess can answer."""
+    drawn = random_pairs(rng, pairs, key_length, value_length)
+    asked = rng.randrange(pairs)
+    query = f"\n{drawn[asked][0]}: "
+    placed = [pair for i, pair in enumerate(drawn) if not (control and i == asked)]
+    text, starts = haystack(filler, rng, length - len(query), placed)
+    return NeedleTask(text + query, drawn[asked][1], -1 if control else starts[asked])
+
+
+def training_document(
+    filler: str, rng: random.Random, length: int, pairs: int, repeats: int = 1
+) -> str:
+    """A haystack followed by every pair's line `repeats` times more (shuffled each time):
+    `length` characters of fine-tuning text whose repeated values can only be copied."""
+    drawn = random_pairs(rng, pairs)
+    repeats = [
+        needle_line(key, value)
+        for _ in range(repeats)
+        for key, value in rng.sample(drawn, len(drawn))
+    ]
+    text, _ = haystack(filler, rng, length - sum(len(line) for line in repeats), drawn)
+    return text + "".join(repeats)
