@@ -41,6 +41,7 @@ NAMES: tuple[str, ...] = (
     "mvmoe_large_rule",
     "mvmoe_signed_reference",
     "neural_es",
+    "optimizer_zoo",
     "optimizers",
     "order_statistics",
     "pyvrp_iteration_budget",
