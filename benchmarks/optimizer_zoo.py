@@ -83,10 +83,10 @@ def run_entrant(entrant: Entrant, testbed: Testbed, steps: int, args: Config) ->
     reason = entrant.skip_reason(model, args.hessian_limit)
     if reason is not None:
         return {"skipped": reason}
-    grid = {
-        lr: train_once(testbed, entrant, lr, 0, steps, args.eval_batches)
-        for lr in lr_grid(entrant.default_lr, args.lr_factors)
-    }
+    lrs, dropped = lr_grid(entrant.default_lr, args.lr_factors, entrant.max_lr)
+    if not lrs:
+        return {"skipped": f"every lr of the grid is above the optimizer's bound {entrant.max_lr}"}
+    grid = {lr: train_once(testbed, entrant, lr, 0, steps, args.eval_batches) for lr in lrs}
     chosen = choose_lr({lr: run.val for lr, run in grid.items()}, testbed.higher_is_better)
     if chosen is None:
         return {"skipped": "diverged at every lr of the grid"}
@@ -94,7 +94,7 @@ def run_entrant(entrant: Entrant, testbed: Testbed, steps: int, args: Config) ->
         train_once(testbed, entrant, chosen, seed, steps, args.eval_batches)
         for seed in range(1, args.seeds)
     ]
-    return _summarize(testbed, grid, seeds, chosen)
+    return {**_summarize(testbed, grid, seeds, chosen), "grid_dropped_above_bound": dropped}
 
 
 def run_testbed(name: str, steps: int, args: Config, run: Run) -> dict[str, dict[str, Any]]:

@@ -10,9 +10,13 @@ from collections.abc import Mapping, Sequence
 from optiforge.optimizers.contract import LoopNeeds
 
 
-def lr_grid(centre: float, factors: Sequence[float]) -> list[float]:
-    """`centre` times each factor, in the order given."""
-    return [centre * factor for factor in factors]
+def lr_grid(
+    centre: float, factors: Sequence[float], bound: float = math.inf
+) -> tuple[list[float], list[float]]:
+    """`centre` times each factor, in the order given: the points <= `bound` (the largest lr
+    the optimizer accepts) and the points left out above it."""
+    points = [centre * factor for factor in factors]
+    return [lr for lr in points if lr <= bound], [lr for lr in points if lr > bound]
 
 
 def choose_lr(val_by_lr: Mapping[float, float], higher_is_better: bool) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,11 @@ FILES: dict[str, tuple[str, ...]] = {
     "ClippedScion": ("clipped_scion.yaml",),
     "pytorch-optimizer SAM": ("sam.yaml",),
 }
+
+
+# Entrants whose lr is bounded above (a Frank-Wolfe weight, HessianReuseAGD's step size eta):
+# grid points above the bound are left out of their grid (and listed in the results).
+LR_BOUNDS = {"Scion": 1.0, "ClippedScion": 1.0, "HessianReuseAGD": 1.0}
 
 
 def resolve(class_path: str) -> Any:
@@ -102,6 +108,11 @@ class Entrant:
     defaults: dict[str, Any] = field(default_factory=dict)
     peer: bool = False
     needs: LoopNeeds = field(default_factory=LoopNeeds)
+
+    @property
+    def max_lr(self) -> float:
+        """The largest lr the optimizer accepts (`LR_BOUNDS`; inf: unbounded)."""
+        return LR_BOUNDS.get(self.name, math.inf)
 
     @property
     def default_lr(self) -> float:

@@ -53,7 +53,9 @@ def test_ratio_and_grid() -> None:
     assert ratio(0.03, 0.02) == pytest.approx(1.5)
     assert ratio(0, 1024) == 0.0
     assert ratio(1.0, 0.0) is None
-    assert lr_grid(0.05, (0.25, 1.0, 4.0)) == pytest.approx([0.0125, 0.05, 0.2])
+    assert lr_grid(0.05, (0.25, 1.0, 4.0)) == ([0.0125, 0.05, 0.2], [])
+    # HessianReuseAGD's eta must be <= 1: 4 x 0.5 is left out, and listed
+    assert lr_grid(0.5, (0.25, 1.0, 4.0), bound=1.0) == ([0.125, 0.5], [2.0])
 
 
 def test_median_step_drops_warmup() -> None:
@@ -106,6 +108,7 @@ def test_config_defaults_read_the_stacked_files() -> None:
     assert by_name["NSGDHess"].default_lr == 0.03  # nsgd_hess.yaml
     assert by_name["MeZO"].default_lr == 0.001  # no file: the class default
     assert by_name["NSGDHess"].needs == NSGDHess.loop_needs
+    assert by_name["HessianReuseAGD"].max_lr == 1.0 and by_name["SAM"].max_lr == math.inf
     assert needs_tags(by_name["MeZO"].needs) == "forward-only"
     assert needs_tags(by_name["AdamW"].needs) == "-"
 
