@@ -233,7 +233,8 @@ def main(run: Run, args: Config) -> None:
         "config": config,
         "measured": {
             "time": "median wall seconds per training step (forward, backward, optimizer step, "
-            "every closure pass), pooled over an entrant's runs, after 3 warm-up steps",
+            "every closure pass): the median over an entrant's runs of each run's median after 3 "
+            "warm-up steps",
             "state": "bytes of the tensors the optimizer holds besides the parameters (CPU)",
             "test": "test metric at the final weights, seeds 0..n-1 at the chosen lr",
         },
