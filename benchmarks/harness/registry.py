@@ -45,6 +45,7 @@ NAMES: tuple[str, ...] = (
     "mvmoe_references",
     "mvmoe_signed_reference",
     "neural_es",
+    "optimizer_zoo",
     "optimizers",
     "order_statistics",
     "pyvrp_iteration_budget",
