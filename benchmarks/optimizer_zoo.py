@@ -1,7 +1,7 @@
 """The optimizer zoo: every optimizer of `optiforge.optimizers.available()` and four peers
 (AdamW, SGD with momentum, pytorch-optimizer's SAM and SCION) on three testbeds, one table.
 
-    python -m benchmarks run optimizer_zoo [--steps 100 50 100] [--seeds 3]
+    python -m optiforge.benchmarks run optimizer_zoo [--steps 100 50 100] [--seeds 3]
         [--lr-factors 0.25 1 4] [--testbeds digits_cnn char_lm compas_mlp]
         [--optimizers AdamW SAM ...] [--eval-batches 3] [--wandb | --no-wandb]
 
@@ -26,11 +26,23 @@ from typing import Any, Literal
 
 import torch
 
-from benchmarks.figures import new_figure, save
-from benchmarks.harness import Benchmark, Column, Run, markdown_table
-from benchmarks.optimizer_zoo_runs import TESTBEDS, RunResult, Testbed, median_step, train_once
-from benchmarks.optimizer_zoo_select import choose_lr, lr_grid, mean_and_std, needs_tags, ratio
-from benchmarks.optimizer_zoo_specs import Entrant, entrants
+from optiforge.benchmarks.figures import new_figure, save
+from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.benchmarks.optimizer_zoo_runs import (
+    TESTBEDS,
+    RunResult,
+    Testbed,
+    median_step,
+    train_once,
+)
+from optiforge.benchmarks.optimizer_zoo_select import (
+    choose_lr,
+    lr_grid,
+    mean_and_std,
+    needs_tags,
+    ratio,
+)
+from optiforge.benchmarks.optimizer_zoo_specs import Entrant, entrants
 
 TestbedName = Literal["digits_cnn", "char_lm", "compas_mlp"]
 LABELS = {"digits_cnn": "digits CNN", "char_lm": "char LM", "compas_mlp": "COMPAS MLP"}
@@ -243,7 +255,7 @@ def main(run: Run, args: Config) -> None:
     run.write("optimizer_zoo", payload, text)
     save(draw(results), run.figure("optimizer_zoo.png"))
     if args.wandb or (args.wandb is None and os.environ.get("WANDB_API_KEY")):
-        from benchmarks.wandb_tables import log_tables
+        from optiforge.benchmarks.wandb_tables import log_tables
 
         keys = sorted({key for row in flat for key in row})
         log_tables(

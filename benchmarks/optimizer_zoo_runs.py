@@ -27,9 +27,9 @@ from torch import Tensor
 from torch.nn import functional as F
 from typing_extensions import override
 
-from benchmarks.harness.record import ROOT
-from benchmarks.optimizer_zoo_specs import Entrant, resolve
-from benchmarks.quiet_trainer import quiet_trainer
+from optiforge.benchmarks.harness.record import ROOT
+from optiforge.benchmarks.optimizer_zoo_specs import Entrant, resolve
+from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.callbacks import OptimizerAdapter
 from optiforge.lightning_modules import CharLanguageModel
 from optiforge.optimizers.sharpness_pass import sharpness_pass

@@ -20,7 +20,7 @@ import torch
 import yaml
 from torch.optim import Optimizer
 
-from benchmarks.harness.record import ROOT
+from optiforge.benchmarks.harness.record import ROOT
 from optiforge.optimizers import available
 from optiforge.optimizers.contract import LoopNeeds
 from optiforge.optimizers.registry import optimizer_class

@@ -10,10 +10,16 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.optimizer_zoo import run_testbed, tables
-from benchmarks.optimizer_zoo_runs import median_step, state_bytes
-from benchmarks.optimizer_zoo_select import choose_lr, lr_grid, mean_and_std, needs_tags, ratio
-from benchmarks.optimizer_zoo_specs import config_defaults, entrants
+from optiforge.benchmarks.optimizer_zoo import run_testbed, tables
+from optiforge.benchmarks.optimizer_zoo_runs import median_step, state_bytes
+from optiforge.benchmarks.optimizer_zoo_select import (
+    choose_lr,
+    lr_grid,
+    mean_and_std,
+    needs_tags,
+    ratio,
+)
+from optiforge.benchmarks.optimizer_zoo_specs import config_defaults, entrants
 from optiforge.optimizers import SAM, MeZO, NSGDHess
 
 
@@ -144,7 +150,7 @@ def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -
         },
     }
     monkeypatch.setattr(
-        "benchmarks.optimizer_zoo.run_entrant",
+        "optiforge.benchmarks.optimizer_zoo.run_entrant",
         lambda entrant, *a: dict(made.get(entrant.name, {"skipped": "not in this test"})),
     )
 
@@ -153,7 +159,7 @@ def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -
         def log(message: str) -> None:
             pass
 
-    from benchmarks.optimizer_zoo import Config
+    from optiforge.benchmarks.optimizer_zoo import Config
 
     rows = run_testbed("digits_cnn", 1, Config(), Silent())
     assert rows["SAM"]["time_ratio"] == pytest.approx(2.5)
