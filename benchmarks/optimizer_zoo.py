@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -58,6 +59,8 @@ class Config:
     eval_batches: int | None = 3  # val / test batches per evaluation (None: whole splits)
     hessian_limit: int = 10_000  # most parameters for HessianReuseAGD's d x d Hessian
     wandb: bool | None = None  # None: log to W&B iff WANDB_API_KEY is set
+    timing_rounds: int = 3  # rounds of the interleaved step timing (every entrant once a round)
+    timing_steps: int = 10  # steps per entrant and round (the first 3 are warm-up)
 
     def __post_init__(self) -> None:
         if len(self.steps) != len(self.testbeds):
@@ -127,11 +130,34 @@ def run_testbed(name: str, steps: int, args: Config, run: Run) -> dict[str, dict
             f"{name:10s} {entrant.name:26s} {_brief(row)} ({time.perf_counter() - start:.0f} s)"
         )
     reference = rows["AdamW"]
+    timed = {e.name: (e, rows[e.name]["lr"]) for e in zoo if "test_mean" in rows.get(e.name, {})}
+    if "AdamW" in timed:
+        run.log(f"{name:10s} interleaved step timing: {len(timed)} entrants")
+        for entrant_name, value in interleaved_ratios(testbed, timed, args).items():
+            rows[entrant_name]["time_ratio"] = value
     for row in rows.values():
         if "test_mean" in row and "test_mean" in reference:
-            row["time_ratio"] = ratio(row["seconds_per_step"], reference["seconds_per_step"])
             row["state_ratio"] = ratio(row["state_bytes"], reference["state_bytes"])
     return rows
+
+
+def interleaved_ratios(
+    testbed: Testbed, timed: dict[str, tuple[Entrant, float]], args: Config
+) -> dict[str, float]:
+    """Each entrant's step time over AdamW's, timed in alternating rounds (every entrant runs
+    `timing_steps` steps at its chosen lr once a round, AdamW among them), so that load from
+    other processes falls on both sides of a ratio alike: the median over rounds of the ratio
+    of the two median step times of that round."""
+    per_round: dict[str, list[float]] = {name: [] for name in timed}
+    for _ in range(args.timing_rounds):
+        for name, (entrant, lr) in timed.items():
+            result = train_once(testbed, entrant, lr, 0, args.timing_steps, eval_batches=1)
+            per_round[name].append(median_step(result.step_seconds))
+    adamw = per_round["AdamW"]
+    return {
+        name: statistics.median(ratio(s, a) for s, a in zip(seconds, adamw, strict=True))
+        for name, seconds in per_round.items()
+    }
 
 
 def _brief(row: dict[str, Any]) -> str:
@@ -244,9 +270,11 @@ def main(run: Run, args: Config) -> None:
     payload = {
         "config": config,
         "measured": {
-            "time": "median wall seconds per training step (forward, backward, optimizer step, "
-            "every closure pass): the median over an entrant's runs of each run's median after 3 "
-            "warm-up steps",
+            "time": "wall seconds per training step (forward, backward, optimizer step, every "
+            "closure pass) as a ratio to AdamW, timed in alternating rounds (each entrant "
+            "timing_steps steps at its chosen lr once a round, AdamW among them; median step "
+            "after 3 warm-up steps): the median over rounds of the round's ratio; "
+            "seconds_per_step is the median over the selection runs, not interleaved",
             "state": "bytes of the tensors the optimizer holds besides the parameters (CPU)",
             "test": "test metric at the final weights, seeds 0..n-1 at the chosen lr",
         },
@@ -282,7 +310,14 @@ BENCHMARK = Benchmark(
     # smoke: every entrant on every testbed, 3 steps at its default lr, one seed, one eval batch;
     # HessianReuseAGD's Hessian on COMPAS alone takes minutes, so it is skipped (hessian_limit)
     smoke=dict(
-        steps=(3, 3, 3), seeds=1, lr_factors=(1.0,), eval_batches=1, hessian_limit=1000, wandb=False
+        steps=(3, 3, 3),
+        seeds=1,
+        lr_factors=(1.0,),
+        eval_batches=1,
+        hessian_limit=1000,
+        wandb=False,
+        timing_rounds=1,
+        timing_steps=2,
     ),
     peers=("pytorch_optimizer",),
 )

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optiforge.benchmarks.optimizer_zoo import run_testbed, tables
-from optiforge.benchmarks.optimizer_zoo_runs import median_step, state_bytes
+from optiforge.benchmarks.optimizer_zoo_runs import TESTBEDS, RunResult, median_step, state_bytes
 from optiforge.benchmarks.optimizer_zoo_select import (
     choose_lr,
     lr_grid,
@@ -19,7 +19,7 @@ from optiforge.benchmarks.optimizer_zoo_select import (
     needs_tags,
     ratio,
 )
-from optiforge.benchmarks.optimizer_zoo_specs import config_defaults, entrants
+from optiforge.benchmarks.optimizer_zoo_specs import Entrant, config_defaults, entrants
 from optiforge.optimizers import SAM, MeZO, NSGDHess
 
 
@@ -159,6 +159,11 @@ def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -
         def log(message: str) -> None:
             pass
 
+    step = {"AdamW": 0.02, "SAM": 0.05}  # the interleaved timing's step seconds
+    monkeypatch.setattr(
+        "optiforge.benchmarks.optimizer_zoo.train_once",
+        lambda testbed, entrant, *a, **k: RunResult(0.0, 0.0, [step[entrant.name]] * 10),
+    )
     from optiforge.benchmarks.optimizer_zoo import Config
 
     rows = run_testbed("digits_cnn", 1, Config(), Silent())
@@ -169,3 +174,27 @@ def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -
     assert "| SAM | closure, extra passes | 0.9200 ± 0.0000 | 2.50 | 0.50 |" in text
     assert "- MeZO on digits CNN: not in this test" in text
     assert {row["optimizer"] for row in flat} >= {"AdamW", "SAM", "MeZO"}
+
+
+def test_interleaved_ratio_cancels_a_load_that_changes_between_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The machine slows 1x, 2x, 4x over three rounds; SAM always costs 2.5x AdamW within a
+    round: the ratio is 2.5 exactly, where dividing medians taken at different loads would not
+    be."""
+    from optiforge.benchmarks.optimizer_zoo import Config, interleaved_ratios
+
+    calls: list[str] = []
+
+    def fake_train_once(testbed: object, entrant: Entrant, *a: object, **k: object) -> RunResult:
+        calls.append(entrant.name)
+        load = 2.0 ** ((len(calls) - 1) // 2)  # 1, 1, 2, 2, 4, 4: one load per round
+        base = {"AdamW": 0.02, "SAM": 0.05}[entrant.name]
+        return RunResult(0.0, 0.0, [base * load] * 8)
+
+    monkeypatch.setattr("optiforge.benchmarks.optimizer_zoo.train_once", fake_train_once)
+    zoo = {e.name: e for e in entrants("digits_cnn")[0] if e.name in ("AdamW", "SAM")}
+    timed = {name: (zoo[name], 0.01) for name in ("AdamW", "SAM")}
+    ratios = interleaved_ratios(TESTBEDS["digits_cnn"], timed, Config(timing_rounds=3))
+    assert calls == ["AdamW", "SAM"] * 3  # alternating, one of each per round
+    assert ratios == {"AdamW": pytest.approx(1.0), "SAM": pytest.approx(2.5)}
