@@ -43,7 +43,8 @@ FLAGS = (
     "--window-size=1280,900",
 )
 WAIT_S = 30
-NAV_PAGE = re.compile(r"^\s*- [^:]+: (\S+\.md)$", re.MULTILINE)  # a page entry of mkdocs.yml's nav
+# A page entry of mkdocs.yml's nav; a quoted title may hold a colon.
+NAV_PAGE = re.compile(r'^\s*- (?:"[^"]*"|[^:"]+): (\S+\.md)$', re.MULTILINE)
 
 
 def missing_tools() -> str | None:
