@@ -1,63 +1,65 @@
 """FSNet's batch solve on an accelerator: time per instance at large batches, from trained weights.
 
+    python -m optiforge.benchmarks run fsnet_device_timing --checkpoints A.ckpt B.ckpt \\
+        --device cuda --batch-sizes 1024 8192
+
 Loads FSNet checkpoints written by `python train.py fit` (the network is trained elsewhere, on
-CPU), moves model and family to `--device`, draws fresh parameters from the family (seeded) and
-times `solve` on the first B of them for each batch size (one untimed warm-up, then the median
-of `--repeats`, the device synchronized around each solve). Every returned point is checked by
-the family's residuals (feasible rate at the model's report tolerance, mean objective), and the
-same checkpoint's solve of `--cpu-batch` instances on one CPU thread gives the ratio within the
-run. No reference solve: the gaps are in the CPU benchmarks.
+CPU; not shipped), moves model and family to `--device`, draws fresh parameters from the family
+(seeded) and times `solve` on the first B of them for each batch size (one untimed warm-up, then
+the median of `--repeats`, the device synchronized around each solve). Every returned point is
+checked by the family's residuals (feasible rate at the model's report tolerance, mean
+objective), and the same checkpoint's solve of `--cpu-batch` instances on one CPU thread gives
+the ratio within the run. No reference solve: the gaps are in the CPU benchmarks. Without
+`--checkpoints` a 6-variable convex QP FSNet is trained for 2 steps first (a trial of the
+pipeline, as the smoke preset runs it, not a measurement of a trained model).
 
-    python -m optiforge.benchmarks.fsnet_device_timing --checkpoints a.ckpt b.ckpt --device cuda \\
-        --batch-sizes 1024 8192 --output-dir "$OUT"
-
-writes fsnet_device_timing.{json,md} to --output-dir.
+Writes fsnet_device_timing.{json,md}.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
-import statistics
-import sys
-import time
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 
+from optiforge.benchmarks.harness import Benchmark, Run, timeit
+from optiforge.benchmarks.harness.timing import cuda_sync
 from optiforge.lightning_modules.fsnet.module import FSNet
 from optiforge.problems.constrained import ProblemSpec
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PARAMETER_SEED = 7
+TRIAL = "trial: convex QP, 6 variables, trained 2 steps in this run"
 
 
-def synchronize(device: torch.device) -> None:
-    """Wait for queued kernels so a wall-clock reading covers them (no-op on CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
+@dataclass(frozen=True)
+class Config:
+    """The checkpoints (empty: a trial one trained here), the device and the batch sizes."""
+
+    checkpoints: tuple[Path, ...] = ()
+    device: Literal["cpu", "cuda"] = "cuda"
+    batch_sizes: tuple[int, ...] = (1024, 8192)
+    cpu_batch: int = 1024
+    repeats: int = 3
+    test_max_iter: int = 200
 
 
 def measured(model: FSNet, x: torch.Tensor, repeats: int) -> dict[str, float]:
     """Median seconds of `repeats` solves of batch `x` after a warm-up, per instance too, and
     the feasible rate and mean objective of the points by the family's own residuals."""
-    model.timed_solve(x)
-    seconds = []
-    for _ in range(repeats):
-        synchronize(x.device)
-        start = time.perf_counter()
-        y, _ = model.timed_solve(x)
-        synchronize(x.device)
-        seconds.append(time.perf_counter() - start)
-    median = statistics.median(seconds)
+    solved: list[torch.Tensor] = []
+    sync = cuda_sync(x.device.type)
+    timing = timeit(lambda: solved.append(model.timed_solve(x)[0]), repeats=repeats, sync=sync)
     with torch.no_grad():
-        feasible = model.family.violation(y, x).within(model.report_tolerance)
-        objective = model.family.objective(y, x)
+        feasible = model.family.violation(solved[-1], x).within(model.report_tolerance)
+        objective = model.family.objective(solved[-1], x)
     return {
         "batch": len(x),
-        "seconds": median,
-        "ms_per_instance": 1e3 * median / len(x),
+        "seconds": timing.median,
+        "ms_per_instance": 1e3 * timing.median / len(x),
         "feasible_rate": float(feasible.double().mean()),
         "objective_mean": float(objective.mean()),
     }
@@ -71,26 +73,37 @@ def load(path: Path, test_max_iter: int) -> FSNet:
                 path, map_location="cpu", test_max_iter=test_max_iter
             )
     except Exception as error:  # noqa: BLE001 - a user's file: name it, no traceback
-        sys.exit(f"--checkpoints: {path} is not an FSNet checkpoint ({type(error).__name__})")
+        raise SystemExit(
+            f"--checkpoints: {path} is not an FSNet checkpoint ({type(error).__name__})"
+        ) from None
     return model.eval()
 
 
-def on_device(model: FSNet, device: torch.device) -> FSNet:
-    """A copy of `model` with its weights and its family's data on `device`."""
-    moved = copy.deepcopy(model).to(device)
-    moved.family = moved.family.to(device)
-    return moved
+def train_trial(folder: Path) -> Path:
+    """A 6-variable convex-QP FSNet trained for 2 steps and saved as train.py would."""
+    from optiforge.benchmarks.quiet_trainer import quiet_trainer
+    from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
+
+    problem = ProblemSpec("convex_qp", num_vars=6, num_eq=2, num_ineq=2)
+    data = ConstrainedProblemDataModule(
+        problem, train_size=32, val_size=1, test_size=1, batch_size=16, cache_dir=str(folder)
+    )
+    trainer = quiet_trainer(1, folder)
+    trainer.fit(FSNet(problem, (16,), max_iter=5, unrolled_iter=2), datamodule=data)
+    trainer.save_checkpoint(folder / "convex_qp.ckpt")
+    return folder / "convex_qp.ckpt"
 
 
-def time_checkpoint(model: FSNet, args: argparse.Namespace) -> dict:
+def time_checkpoint(model: FSNet, args: Config) -> dict:
     """Per-instance times on the device at each batch size and on one CPU thread."""
-    device_model = on_device(model, torch.device(args.device))
+    device_model = copy.deepcopy(model).to(args.device)
+    device_model.family = device_model.family.to(args.device)
     count = max(*args.batch_sizes, args.cpu_batch)
     x_all = device_model.family.sample_parameters(count, PARAMETER_SEED)
     row: dict = {"problem": str(model.problem), "device": {}}
     for size in args.batch_sizes:
         row["device"][size] = measured(device_model, x_all[:size], args.repeats)
-        print(model.problem, args.device, json.dumps(row["device"][size]), flush=True)
+        Run.log(f"{model.problem} {args.device} {row['device'][size]}")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     row["cpu"] = measured(model, x_all[: args.cpu_batch].cpu(), 1)
@@ -98,16 +111,12 @@ def time_checkpoint(model: FSNet, args: argparse.Namespace) -> dict:
     return row
 
 
-def markdown(results: dict, args: argparse.Namespace, device_name: str) -> str:
+def markdown(results: dict, args: Config, device_name: str) -> str:
     """One table per checkpoint: ms per instance on the device and on one CPU thread."""
     lines = [f"FSNet batch solve on {device_name}; test iterations {args.test_max_iter}.", ""]
     for name, row in results.items():
-        lines += [
-            f"### {name}: {row['problem']}",
-            "",
-            "| where | batch | ms / instance | feasible | mean objective |",
-            "|---|---|---|---|---|",
-        ]
+        lines += [f"### {name}: {row['problem']}", ""]
+        lines += ["| where | batch | ms / instance | feasible | mean objective |", "|---" * 5 + "|"]
         timed = [("CPU, 1 thread", row["cpu"])]
         timed += [(args.device, result) for result in row["device"].values()]
         for where, result in timed:
@@ -119,38 +128,28 @@ def markdown(results: dict, args: argparse.Namespace, device_name: str) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Time every checkpoint; a missing checkpoint or device ends in one line before any run."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoints", type=Path, nargs="+", required=True)
-    parser.add_argument("--device", default="cuda")
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1024, 8192])
-    parser.add_argument("--cpu-batch", type=int, default=1024)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--test-max-iter", type=int, default=200)
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    missing = [str(path) for path in args.checkpoints if not path.is_file()]
-    if missing:
-        sys.exit(f"--checkpoints: no such file: {', '.join(missing)}")
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        sys.exit(f"--device {args.device}: CUDA is not available here (allowed: cpu, or cuda)")
-    if min(args.batch_sizes) < 1 or min(args.cpu_batch, args.repeats, args.test_max_iter) < 1:
-        sys.exit(
-            "--batch-sizes, --cpu-batch, --repeats and --test-max-iter must be positive integers"
-        )
-    device = torch.device(args.device)
-    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
-    models = {str(path): load(path, args.test_max_iter) for path in args.checkpoints}
+def run(run: Run, args: Config) -> None:
+    """Load every checkpoint (a bad file or an absent device stops before any timing), time each."""
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: CUDA is not available here (allowed here: cpu)")
+    device_name = torch.cuda.get_device_name() if args.device == "cuda" else "CPU"
+    if args.checkpoints:
+        models = {str(path): load(path, args.test_max_iter) for path in args.checkpoints}
+    else:
+        with tempfile.TemporaryDirectory() as scratch:
+            models = {TRIAL: load(train_trial(Path(scratch)), args.test_max_iter)}
     results = {name: time_checkpoint(model, args) for name, model in models.items()}
-    text = markdown(results, args, device_name)
-    print(text)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    (args.output_dir / "fsnet_device_timing.md").write_text(text)
-    record = {"device": device_name, "args": {k: str(v) for k, v in vars(args).items()}}
-    record["results"] = results
-    (args.output_dir / "fsnet_device_timing.json").write_text(json.dumps(record, indent=1))
+    payload = {"device": device_name, "config": vars(args), "results": results}
+    run.write("fsnet_device_timing", payload, markdown(results, args, device_name))
 
+
+BENCHMARK = Benchmark(
+    "fsnet_device_timing",
+    run,
+    Config,
+    smoke=dict(device="cpu", batch_sizes=(4, 16), cpu_batch=4, repeats=1, test_max_iter=20),
+    external=("checkpoints",),
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

@@ -1,7 +1,8 @@
 """MTL-KD evaluation: the student against the MTPOMO-style baseline and the single-task teachers.
 
-    python -m optiforge.benchmarks.mtlkd_evaluation --student weights/mtlkd/student_n50.pt \\
-        --mtpomo weights/mtlkd/mtpomo_n50.pt [--parts suite r3c generalization cvrplib]
+    python -m optiforge.benchmarks run mtlkd_evaluation [--student weights/mtlkd/student_n50.pt]
+        [--mtpomo weights/mtlkd/mtpomo_n50.pt] [--parts suite r3c generalization cvrplib real]
+
 Models are weights files (`optiforge.lightning_modules.mtlkd.policy_weights`) or Lightning
 checkpoints. Every solution is checked by the independent validator
 (`optiforge.problems.vrp.validator`); gaps are over validated costs, and each row reports its
@@ -24,28 +25,30 @@ feasibility rate. Parts:
   `--x-instances` (default all 100) CVRPLIB Set X instances by size, grouped n <= 250, 251-500,
   501-1000; costs in the instance's own units and rounding (`cvrplib.route_cost`), gap to BKS.
 - real: the same on the first `--real-instances` (default all) VRPB and VRPTW instances.
-Writes `--output-dir` (benchmarks/results)/mtlkd_<part>.{json,md} (suite and r3c with the size:
-mtlkd_suite_n50); `--wandb` also logs the tables as one W&B run (offline without a key).
+
+Writes mtlkd_<part>.{json,md} (suite and r3c with the size: mtlkd_suite_n50) and the figures of
+r3c and generalization (published: benchmarks/results, docs/figures); `--wandb` also logs the
+tables as one W&B run (offline without a key).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from optiforge.benchmarks.figures import figure_dir
-from optiforge.benchmarks.harness.checks import check_arguments
+from optiforge.benchmarks.harness import Benchmark, Run
+from optiforge.benchmarks.harness.record import ROOT
 from optiforge.benchmarks.mtlkd_figures import draw_from_json
 from optiforge.benchmarks.mtlkd_tables import markdown
 from optiforge.benchmarks.wandb_tables import log_tables
@@ -53,6 +56,7 @@ from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     build_module,
     export_checkpoint,
+    resolve_weights,
     shipped_teacher_path,
 )
 from optiforge.lightning_modules.mtlkd.r3c import r3c
@@ -64,11 +68,10 @@ from optiforge.problems.vrp.routes import split_routes
 from optiforge.problems.vrp.validator import validate_batch
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
-ROOT = Path(__file__).resolve().parents[1]
 SKIPPED_AT_0 = ("augment_instances", "r3c_instances", "large_r3c")  # 0 skips these parts
-RESULTS = ROOT / "benchmarks" / "results"
 UNSEEN_VARIANTS = tuple(name for name in ALL_VARIANTS if name not in SEEN_VARIANTS)
-PARTS = ("suite", "r3c", "generalization", "cvrplib", "real")
+Part = Literal["suite", "r3c", "generalization", "cvrplib", "real"]
+PARTS: tuple[Part, ...] = ("suite", "r3c", "generalization", "cvrplib", "real")
 BANDS = ((0, 250), (251, 500), (501, 1000))
 Solver = Callable[[VRPBatch], Tensor]
 
@@ -179,7 +182,7 @@ def test_set(
     return loaded.instances, loaded.reference_cost.numpy()
 
 
-def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def suite(models: dict[str, VRPEvaluationModule], args: Config) -> dict:
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in ALL_VARIANTS:
         seen = name in SEEN_VARIANTS
@@ -201,7 +204,7 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
         for method, solver in augmented.items():
             result = run(solver, instances.index(first), args.chunk, method)
             rows[name][method] = gap_summary(result, reference[first])
-        print(name, {m: round(r["gap"], 2) for m, r in rows[name].items()}, flush=True)
+        Run.log(f"{name} gaps: " + str({m: round(r["gap"], 2) for m, r in rows[name].items()}))
     methods = [m for m in ("student greedy", "MTPOMO greedy", "MTPOMO x8 aug") if m in rows["CVRP"]]
     means = {
         group: {m: float(np.mean([rows[v][m]["gap"] for v in names])) for m in methods}
@@ -210,7 +213,7 @@ def suite(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> d
     return {"rows": rows, "means": means}
 
 
-def r3c_curve(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def r3c_curve(models: dict[str, VRPEvaluationModule], args: Config) -> dict:
     """Gap after each cumulative R3C budget, per variant; every stage validated."""
     student = models["student"]
     rows: dict[str, dict[str, float]] = {}
@@ -220,7 +223,7 @@ def r3c_curve(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) 
         instances = instances.index(slice(0, args.r3c_instances))
         reference = reference[: args.r3c_instances]
         rows[name] = r3c_stages(student, instances, reference, args)
-        print(name, {k: round(v, 2) for k, v in rows[name].items()}, flush=True)
+        Run.log(f"{name} " + str({k: round(v, 2) for k, v in rows[name].items()}))
     return {"rows": rows, "budgets": list(args.r3c_budgets)}
 
 
@@ -249,7 +252,7 @@ def r3c_stages(
     return out
 
 
-def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def generalization(models: dict[str, VRPEvaluationModule], args: Config) -> dict:
     budget = args.large_r3c
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in args.general_variants:
@@ -267,7 +270,7 @@ def generalization(models: dict[str, VRPEvaluationModule], args: argparse.Namesp
                 method: gap_summary(run(solver, instances, chunk, method), reference)
                 for method, solver in solvers.items()
             }
-            print(name, size, rows[f"{name}/n{size}"], flush=True)
+            Run.log(f"{name} {size} " + str(rows[f"{name}/n{size}"]))
     return {"rows": rows}
 
 
@@ -287,18 +290,18 @@ def benchmark_solver(
     return cost, cvrplib.gap_to_bks(cost, instance.bks_cost), seconds
 
 
-def set_x(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def set_x(models: dict[str, VRPEvaluationModule], args: Config) -> dict:
     """CVRPLIB Set X, gaps to BKS by size band."""
     return real_instances(models, args, {"CVRP": args.x_instances})
 
 
-def vrpb_vrptw(models: dict[str, VRPEvaluationModule], args: argparse.Namespace) -> dict:
+def vrpb_vrptw(models: dict[str, VRPEvaluationModule], args: Config) -> dict:
     """The real VRPB and VRPTW instances, gaps to BKS per benchmark."""
     return real_instances(models, args, {"VRPB": args.real_instances, "VRPTW": args.real_instances})
 
 
 def real_instances(
-    models: dict[str, VRPEvaluationModule], args: argparse.Namespace, counts: dict[str, int | None]
+    models: dict[str, VRPEvaluationModule], args: Config, counts: dict[str, int | None]
 ) -> dict:
     """The first `counts[benchmark]` (None = all) instances of each benchmark by size."""
     budget = args.large_r3c
@@ -317,7 +320,7 @@ def real_instances(
                 cost, gap, seconds = benchmark_solver(solver, instance)
                 row[method] = {"cost": cost, "gap": gap, "seconds": seconds}
             rows[f"{benchmark}/{name}"] = row
-            print(benchmark, name, {m: round(row[m]["gap"], 2) for m in solvers}, flush=True)
+            Run.log(f"{benchmark} {name} " + str({m: round(row[m]["gap"], 2) for m in solvers}))
     bands = {}
     for low, high in BANDS:
         members = [r for k, r in rows.items() if k.startswith("CVRP/") and low <= r["n"] <= high]
@@ -347,57 +350,84 @@ def band_means(members: list[dict], methods: dict[str, Solver]) -> dict[str, flo
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--student", type=Path, required=True)
-    parser.add_argument("--mtpomo", type=Path, required=True)
-    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--size", type=int, default=50)
-    parser.add_argument("--instances", type=int, default=1000)
-    parser.add_argument("--seen-iterations", type=int, default=1000, help="PyVRP, ~1 s at n 50")
-    parser.add_argument("--unseen-iterations", type=int, default=250, help="~0.1-0.25 s at n 50")
-    parser.add_argument("--chunk", type=int, default=250, help="instances per decoding batch")
-    parser.add_argument("--augment-instances", type=int, default=200)
-    parser.add_argument("--r3c-instances", type=int, default=64)
-    parser.add_argument("--r3c-budgets", type=int, nargs="+", default=[10, 25, 50])
-    parser.add_argument("--large-r3c", type=int, default=20, help="R3C rounds at n > 50")
-    parser.add_argument("--segment", type=int, nargs=2, default=(4, 20))
-    parser.add_argument("--general-variants", nargs="+", default=["CVRP", "OVRP", "VRPB", "VRPTW"])
-    parser.add_argument("--general-sizes", type=int, nargs="+", default=[100, 200, 500, 1000])
-    parser.add_argument("--general-instances", type=int, nargs="+", default=[64, 32, 16, 8])
-    parser.add_argument("--general-iterations", type=int, nargs="+", default=[1000] * 4)
-    parser.add_argument("--x-instances", type=int, default=None, help="None = all 100")
-    parser.add_argument("--real-instances", type=int, default=None, help="VRPB, VRPTW; None = all")
-    parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "vrp")
-    parser.add_argument("--output-dir", type=Path, default=RESULTS)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--wandb", action="store_true", help="also log the tables to W&B")
-    args = check_arguments(parser, parser.parse_args(argv), SKIPPED_AT_0, ("student", "mtpomo"))
-    args.segment = tuple(args.segment)
+@dataclass(frozen=True)
+class Config:
+    """The parts, sizes, instance counts and budgets (see the module docstring); `student` and
+    `mtpomo` name weight files or Lightning checkpoints (`weights/mtlkd/<name>.pt`: shipped)."""
+
+    student: str = "weights/mtlkd/student_n50.pt"
+    mtpomo: str = "weights/mtlkd/mtpomo_n50.pt"
+    parts: tuple[Part, ...] = PARTS
+    size: int = 50
+    instances: int = 1000
+    seen_iterations: int = 1000  # PyVRP, ~1 s at n 50
+    unseen_iterations: int = 250  # ~0.1-0.25 s at n 50
+    chunk: int = 250  # instances per decoding batch
+    augment_instances: int = 200
+    r3c_instances: int = 64
+    r3c_budgets: tuple[int, ...] = (10, 25, 50)
+    large_r3c: int = 20  # R3C rounds at n > 50
+    segment: tuple[int, ...] = (4, 20)
+    general_variants: tuple[str, ...] = ("CVRP", "OVRP", "VRPB", "VRPTW")
+    general_sizes: tuple[int, ...] = (100, 200, 500, 1000)
+    general_instances: tuple[int, ...] = (64, 32, 16, 8)
+    general_iterations: tuple[int, ...] = (1000, 1000, 1000, 1000)
+    x_instances: int | None = None  # None: all 100
+    real_instances: int | None = None  # VRPB, VRPTW; None: all
+    cache_dir: Path = ROOT / "data" / "vrp"
+    threads: int = 2
+    wandb: bool = False  # also log the tables to W&B
+
+    def __post_init__(self) -> None:
+        for option, path in (("--student", self.student), ("--mtpomo", self.mtpomo)):
+            if not resolve_weights(path).is_file():
+                raise ValueError(f"{option}: no such weights file or checkpoint: {path}")
+        if len(self.segment) != 2:
+            raise ValueError("--segment: give two numbers (R3C segment lengths)")
+        if unknown := sorted(set(self.general_variants) - set(ALL_VARIANTS)):
+            raise ValueError(f"--general-variants: not a variant: {', '.join(unknown)}")
+        counts = {len(self.general_instances), len(self.general_iterations)}
+        if counts != {len(self.general_sizes)}:
+            raise ValueError(
+                "--general-instances, --general-iterations: give one value per --general-sizes"
+            )
+
+
+def main(out: Run, args: Config) -> None:
+    """Each part in turn: one result file (and, for r3c and generalization, a figure) each."""
     torch.set_num_threads(args.threads)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
     models = {
-        "student": load_model(args.student, r3c_segment=args.segment),
-        "mtpomo": load_model(args.mtpomo),
+        "student": load_model(Path(args.student), r3c_segment=args.segment),
+        "mtpomo": load_model(Path(args.mtpomo)),
     }
     parts = {"suite": suite, "r3c": r3c_curve, "generalization": generalization}
     parts.update(cvrplib=set_x, real=vrpb_vrptw)
     tables = {}
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     for part in args.parts:
         result = parts[part](models, args)
         text, columns, table = markdown(part, result, args)
         stem = f"mtlkd_{part}_n{args.size}" if part in ("suite", "r3c") else f"mtlkd_{part}"
-        (args.output_dir / f"{stem}.json").write_text(
-            json.dumps({"config": config, **result}, indent=2, default=float)
-        )
-        (args.output_dir / f"{stem}.md").write_text(text)
-        draw_from_json(args.output_dir / f"{stem}.json", figure_dir(args.output_dir))
-        print(text, flush=True)
+        written = out.write(stem, {"config": asdict(args), **result}, text, indent=2)
+        if figure := draw_from_json(written[0], out.figure_dir):
+            out.written.append(figure)
         tables[f"mtlkd_{part}"] = (columns, table)
     if args.wandb:
-        log_tables("mtlkd_evaluation", config, tables)
+        log_tables("mtlkd_evaluation", asdict(args), tables)
 
+
+# Seconds with the shipped weights (the real part's instances, n >= 523, take minutes).
+SMOKE = dict(parts=("suite", "r3c", "generalization", "cvrplib"), size=8, instances=2)
+SMOKE.update(seen_iterations=10, unseen_iterations=10, augment_instances=1, r3c_instances=1)
+SMOKE.update(r3c_budgets=(2,), large_r3c=2, x_instances=1, threads=1, general_variants=("CVRP",))
+SMOKE.update(general_sizes=(12,), general_instances=(2,), general_iterations=(10,))
+
+BENCHMARK = Benchmark(
+    "mtlkd_evaluation",
+    main,
+    Config,
+    smoke=SMOKE,
+    nonnegative=SKIPPED_AT_0,
+)
 
 if __name__ == "__main__":
-    main()
+    BENCHMARK.main()

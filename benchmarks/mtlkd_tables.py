@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
+from optiforge.benchmarks.harness.record import scrub_path
 
 
-def settings(args: argparse.Namespace) -> str:
-    """The run's arguments, one `name=value` each, for a table's header."""
-    return ", ".join(f"{k}={v}" for k, v in vars(args).items())
+def settings(args: object) -> str:
+    """The run's arguments, one `name=value` each, for a table's header (no machine path)."""
+    return scrub_path(", ".join(f"{k}={v}" for k, v in vars(args).items()))
 
 
-def markdown(part: str, result: dict, args: argparse.Namespace) -> tuple[str, list, list]:
+def markdown(part: str, result: dict, args: object) -> tuple[str, list, list]:
     """The part's Markdown table, and its columns and rows for W&B."""
     if part in ("suite", "generalization"):
         methods = list(dict.fromkeys(m for row in result["rows"].values() for m in row))

@@ -1,11 +1,11 @@
 """Value checks every benchmark config gets before any work: numbers finite and positive
 (seeds and the fields a benchmark declares `nonnegative` may be 0), sequences non-empty (unless
-empty is the default), input paths that exist (not caches or outputs, which a run creates).
+empty is the default), input paths, alone or in a tuple, that exist (not caches or outputs,
+which a run creates).
 A benchmark's own `__post_init__` adds what only it knows."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 from collections.abc import Iterable
@@ -29,8 +29,9 @@ def value_errors(name: str, value: object, default: object, zero_allowed: bool) 
     if isinstance(value, tuple | list) and not value and default not in ((), []):
         errors.append(f"{option}: give at least one value")
     created = any(word in name for word in CREATED_PATHS)
-    if isinstance(value, Path) and not created and not value.exists():
-        errors.append(f"{option}: no such file or folder: {value}")
+    for path in value if isinstance(value, tuple | list) else (value,):
+        if isinstance(path, Path) and not created and not path.exists():
+            errors.append(f"{option}: no such file or folder: {path}")
     for number in _numbers(value):
         if not math.isfinite(number):
             errors.append(f"{option}: must be finite, got {number}")
@@ -49,22 +50,3 @@ def config_errors(config: Any, nonnegative: Iterable[str] = ()) -> list[str]:
         value = getattr(config, item.name)
         errors += value_errors(item.name, value, item.default, item.name in zero_allowed)
     return errors
-
-
-def check_arguments(
-    parser: argparse.ArgumentParser,
-    args: argparse.Namespace,
-    nonnegative: Iterable[str] = (),
-    looked_up: Iterable[str] = (),
-) -> argparse.Namespace:
-    """The same checks for a script with its own argparse: one usage line naming the option.
-    `looked_up` paths are resolved later (shipped weights by name), not checked here."""
-    zero_allowed = {*SEED_FIELDS, *nonnegative}
-    errors = []
-    for name, value in vars(args).items():
-        if name in looked_up:
-            continue
-        errors += value_errors(name, value, parser.get_default(name), name in zero_allowed)
-    if errors:
-        parser.error("; ".join(errors))
-    return args

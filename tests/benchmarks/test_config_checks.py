@@ -70,13 +70,21 @@ class _Toy:
     rates: tuple[float, ...] = (0.1,)
     noise: float = 0.0
     data: Path = Path(".")
+    files: tuple[Path, ...] = ()
 
 
 def test_checks_name_each_bad_field() -> None:
     """Hand-built configs: every refused value is named once, allowed zeros pass."""
     assert config_errors(_Toy(), nonnegative=("noise",)) == []
     errors = config_errors(
-        _Toy(seed=-1, steps=0, rates=(), noise=float("nan"), data=Path("/no/such")),
+        _Toy(
+            seed=-1,
+            steps=0,
+            rates=(),
+            noise=float("nan"),
+            data=Path("/no/such"),
+            files=(Path("."), Path("/no/file")),
+        ),
         nonnegative=("noise",),
     )
     assert errors == [
@@ -85,6 +93,7 @@ def test_checks_name_each_bad_field() -> None:
         "--rates: give at least one value",
         "--noise: must be finite, got nan",
         "--data: no such file or folder: /no/such",
+        "--files: no such file or folder: /no/file",
     ]
     assert config_errors(_Toy(rates=(0.1, -0.5)), ("noise",)) == ["--rates: must be > 0, got -0.5"]
     assert config_errors(_Toy(noise=0.0)) == ["--noise: must be > 0, got 0.0"]
@@ -95,3 +104,13 @@ def test_kv_compression_needs_two_cost_blocks(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         cli.parse(["run", "kv_compression", "--cost-blocks", "64"])
     assert "--cost-blocks: give at least two sizes" in capsys.readouterr().err
+
+
+def test_mtlkd_kd_throughput_names_a_commit_that_is_not_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A baseline commit the clone lacks stops before any worker starts; HEAD passes."""
+    assert cli.parse(["run", "mtlkd_kd_throughput", "--baseline", "HEAD"]).config.baseline == "HEAD"
+    with pytest.raises(SystemExit):
+        cli.parse(["run", "mtlkd_kd_throughput", "--baseline", "no-such-commit"])
+    assert "--baseline: no commit 'no-such-commit' in this clone" in capsys.readouterr().err

@@ -1,16 +1,10 @@
-"""Benchmark figures go to docs/figures for the default results folder, else beside the results."""
+"""Benchmark figures: drawn off-screen, saved as PNG."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from optiforge.benchmarks.figures import FIGURES, RESULTS, figure_dir, new_figure, save
-
-
-def test_default_results_draw_into_docs_figures(tmp_path: Path) -> None:
-    """The documented figures come from default runs; any other output folder keeps its own."""
-    assert figure_dir(RESULTS) == FIGURES == RESULTS.parents[1] / "docs" / "figures"
-    assert figure_dir(tmp_path) == tmp_path
+from optiforge.benchmarks.figures import new_figure, save
 
 
 def test_save_writes_a_png_into_new_folders(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The MTL-KD evaluation script end to end on tiny models, sets and budgets."""
+"""The MTL-KD evaluation benchmark end to end on tiny models, sets and budgets."""
 
 from __future__ import annotations
 
@@ -8,12 +8,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from optiforge.benchmarks.mtlkd_evaluation import main
+from optiforge.benchmarks.harness import cli
 from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
 from optiforge.lightning_modules.mtlkd.policy_weights import save_weights
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 
 SUITE = ["--size", "8", "--instances", "3", "--seen-iterations", "20", "--unseen-iterations", "20"]
+
+
+def evaluate(tmp_path: Path, arguments: list[str]) -> None:
+    """The benchmark with the tiny models saved in `tmp_path`, its suite sets and one thread."""
+    models = ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
+    cache = ["--threads", "1", "--cache-dir", str(tmp_path / "cache")]
+    cli.main(["run", "mtlkd_evaluation", *models, *SUITE, *cache, *arguments])
 
 
 def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
@@ -25,17 +32,18 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     )
     save_weights(POMOTeacher(embed_dim=16, num_layers=1, num_heads=4, ff_dim=32), tmp_path / "m.pt")
     out = tmp_path / "results"
-    main(
-        ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
-        + SUITE
-        + ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
+    evaluate(
+        tmp_path,
+        ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
         + ["--augment-instances", "2", "--large-r3c", "5"]
         + ["--general-variants", "VRPTW", "--general-sizes", "12", "--general-instances", "2"]
         + ["--general-iterations", "20", "--x-instances", "1", "--real-instances", "1"]
-        + ["--threads", "1", "--cache-dir", str(tmp_path / "cache"), "--output-dir", str(out)]
+        + ["--out", str(out)],
     )
     suite = json.loads((out / "mtlkd_suite_n8.json").read_text())
+    assert suite["provenance"]["command"].startswith("python -m optiforge.benchmarks run")
     assert list(suite["rows"]) == list(ALL_VARIANTS)
+    assert {p.name for p in out.glob("*.png")} == {"mtlkd_r3c_n8.png", "mtlkd_generalization.png"}
     for name, by_method in suite["rows"].items():
         expected = {"student greedy", "MTPOMO greedy", "MTPOMO x8 aug"}
         assert set(by_method) == expected | ({"teacher x8 aug"} if name in SEEN_VARIANTS else set())
@@ -62,12 +70,9 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     for row in real["rows"].values():
         assert row["n"] >= 523 and row["student greedy"]["gap"] > 0
         assert row["student + R3C 5"]["gap"] <= row["student greedy"]["gap"] + 1e-9
-    main(
-        ["--student", str(tmp_path / "s.pt"), "--mtpomo", str(tmp_path / "m.pt")]
-        + ["--parts", "suite"]
-        + SUITE
-        + ["--augment-instances", "0", "--threads", "1", "--cache-dir", str(tmp_path / "cache")]
-        + ["--output-dir", str(tmp_path / "greedy_only")]
+    evaluate(
+        tmp_path,
+        ["--parts", "suite", "--augment-instances", "0", "--out", str(tmp_path / "greedy_only")],
     )
     greedy_only = json.loads((tmp_path / "greedy_only" / "mtlkd_suite_n8.json").read_text())
     assert all(set(r) == {"student greedy", "MTPOMO greedy"} for r in greedy_only["rows"].values())

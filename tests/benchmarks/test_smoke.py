@@ -26,7 +26,9 @@ def test_smoke_preset_runs_and_records_provenance(name: str, tmp_path: Path) -> 
             pytest.skip(f"optional peer {peer} not installed: {error}")
     config = cli.build_config(benchmark, "smoke", [])
     for field in benchmark.external:
-        if not Path(getattr(config, field)).exists():
+        value = getattr(config, field)  # a path, or a tuple of paths
+        paths = value if isinstance(value, tuple) else (value,)
+        if not all(Path(path).exists() for path in paths):
             pytest.skip(f"needs data the user brings: --{field.replace('_', '-')}")
     head = git_state()["commit"]
     run = cli.main(["run", name, "--preset", "smoke", "--out", str(tmp_path)])
