@@ -82,6 +82,25 @@ def build_config(benchmark: Benchmark, preset: str, argv: Sequence[str]) -> Any:
         config_parser(benchmark, preset).error(str(error))
 
 
+HELP = {"-h", "--help"}
+
+
+def show_help(top: argparse.ArgumentParser, argv: Sequence[str]) -> typing.NoReturn:
+    """Print the help of the benchmark named in `argv` (its options, with the chosen preset's
+    defaults) under the common options, or the common help when none is named; exit 0."""
+    names = [word for word in argv if word in registry.NAMES]
+    if not names:
+        top.print_help()
+        sys.exit(0)
+    preset = top.parse_known_args(argv)[0].preset
+    config_parser(registry.get(names[0]), preset).print_help()
+    print(
+        f"\ncommon options: --preset {{smoke,paper}} (the defaults above: {preset}), "
+        "--publish (write benchmarks/results, docs/figures) | --out DIR"
+    )
+    sys.exit(0)
+
+
 def parse(argv: Sequence[str], data_present: bool = True) -> Invocation:
     """Parse `run NAME ...` without running anything (SystemExit on bad arguments);
     `data_present=False` leaves the data the user brings unchecked (documentation checks)."""
@@ -96,6 +115,8 @@ def parse(argv: Sequence[str], data_present: bool = True) -> Invocation:
     where.add_argument(
         "--out", type=Path, help="results folder (default runs/benchmarks/NAME/TIME)"
     )
+    if HELP & set(argv):
+        show_help(top, [word for word in argv if word not in HELP])
     known, rest = top.parse_known_args(argv)
     if known.publish and known.preset == "smoke":
         top.error("a smoke run is never published")

@@ -168,3 +168,21 @@ def test_machine_paths_are_scrubbed() -> None:
     assert scrub_paths(
         {"a": [f"{ROOT}/benchmarks/results", "/work/main/data/vrp", "--dir /tmp/runs/k50", 3]}
     ) == {"a": ["benchmarks/results", "data/vrp", "--dir <local>/runs/k50", 3]}
+
+
+@pytest.mark.parametrize("preset", ["paper", "smoke"])
+def test_help_after_a_name_lists_that_benchmarks_options_with_the_presets_defaults(
+    preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`run covering --help` shows covering's own options, defaulting to the chosen preset
+    (32 restarts in the paper preset, the smoke preset's fewer), and exits 0."""
+    from optiforge.benchmarks.covering import Config
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "covering", "--preset", preset, "--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    restarts = registry.get("covering").preset(preset).get("restarts", Config.restarts)
+    assert "python -m optiforge.benchmarks run covering" in text
+    assert f"--restarts RESTARTS   default: {restarts}" in text
+    assert "--publish" in text
