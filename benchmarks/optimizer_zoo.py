@@ -9,8 +9,9 @@ Protocol, per testbed (`optimizer_zoo_runs.TESTBEDS`; in-process Trainers with t
 `OptimizerAdapter`, one thread): every entrant takes the same number of optimizer steps on the
 same batches; its lr is chosen from `lr_factors` x its default (`optimizer_zoo_specs`) by the
 validation metric of seed 0 (accuracy, or the LM's validation loss), then seeds 1.. run at that
-lr; the table gives the test metric's mean +- std over the seeds, the median time per step and
-the optimizer's state bytes, both as ratios to AdamW measured in the same process run. Writes
+lr; the table gives the test metric's mean +- std over the seeds, the median time per step, the
+peak tensor memory of a few training steps and the optimizer's state bytes, each as a ratio to
+AdamW measured in the same process run. Writes
 optimizer_zoo.{json,md} and the figure optimizer_zoo.png (test metric against time ratio, one
 panel per testbed). W&B: one run with the table when `--wandb`, or by default when
 WANDB_API_KEY is set (offline without credentials).
@@ -34,6 +35,7 @@ from optiforge.benchmarks.optimizer_zoo_runs import (
     RunResult,
     Testbed,
     median_step,
+    peak_step_bytes,
     train_once,
 )
 from optiforge.benchmarks.optimizer_zoo_select import (
@@ -61,6 +63,7 @@ class Config:
     wandb: bool | None = None  # None: log to W&B iff WANDB_API_KEY is set
     timing_rounds: int = 3  # rounds of the interleaved step timing (every entrant once a round)
     timing_steps: int = 10  # steps per entrant and round (the first 3 are warm-up)
+    memory_steps: int = 3  # training steps whose peak tensor memory is measured (chosen lr)
 
     def __post_init__(self) -> None:
         if len(self.steps) != len(self.testbeds):
@@ -113,7 +116,7 @@ def run_entrant(entrant: Entrant, testbed: Testbed, steps: int, args: Config) ->
 
 
 def run_testbed(name: str, steps: int, args: Config, run: Run) -> dict[str, dict[str, Any]]:
-    """Every entrant on one testbed, with its time and state ratios to AdamW."""
+    """Every entrant on one testbed, with its time, peak-memory and state ratios to AdamW."""
     testbed, (zoo, missing) = TESTBEDS[name], entrants(name)
     rows: dict[str, dict[str, Any]] = {peer: {"skipped": why} for peer, why in missing.items()}
     for entrant in zoo:
@@ -135,9 +138,16 @@ def run_testbed(name: str, steps: int, args: Config, run: Run) -> dict[str, dict
         run.log(f"{name:10s} interleaved step timing: {len(timed)} entrants")
         for entrant_name, value in interleaved_ratios(testbed, timed, args).items():
             rows[entrant_name]["time_ratio"] = value
+        run.log(f"{name:10s} peak memory of {args.memory_steps} steps: {len(timed)} entrants")
+        for entrant_name, (entrant, lr) in timed.items():
+            rows[entrant_name]["peak_bytes"] = peak_step_bytes(
+                testbed, entrant, lr, args.memory_steps
+            )
     for row in rows.values():
         if "test_mean" in row and "test_mean" in reference:
             row["state_ratio"] = ratio(row["state_bytes"], reference["state_bytes"])
+        if "peak_bytes" in row:
+            row["peak_ratio"] = ratio(row["peak_bytes"], reference["peak_bytes"])
     return rows
 
 
@@ -180,8 +190,8 @@ def _cell(row: dict[str, Any], key: str, fmt: str) -> str:
 
 
 def tables(results: dict[str, dict[str, dict[str, Any]]]) -> tuple[str, list[dict[str, Any]]]:
-    """The markdown (one row per optimizer, three columns per testbed; then the chosen lrs and
-    what was skipped) and the flat rows (W&B)."""
+    """The markdown (one row per optimizer, four columns per testbed; then AdamW's peak bytes,
+    the chosen lrs and what was skipped) and the flat rows (W&B)."""
     names = list(dict.fromkeys(n for rows in results.values() for n in rows))
     columns = [Column("optimizer", "optimizer"), Column("loop needs", "needs")]
     flat = []
@@ -191,6 +201,7 @@ def tables(results: dict[str, dict[str, dict[str, Any]]]) -> tuple[str, list[dic
         columns += [
             Column(f"{label} {metric}", f"{testbed}:test"),
             Column("time ×", f"{testbed}:time_ratio", rule="---:"),
+            Column("peak mem ×", f"{testbed}:peak_ratio", rule="---:"),
             Column("state ×", f"{testbed}:state_ratio", rule="---:"),
         ]
     lines, lrs, notes = [], [], []
@@ -202,6 +213,7 @@ def tables(results: dict[str, dict[str, dict[str, Any]]]) -> tuple[str, list[dic
             line["needs"] = row.get("needs", line["needs"])
             line[f"{testbed}:test"] = _cell(row, "test", ".4f")
             line[f"{testbed}:time_ratio"] = _cell(row, "time_ratio", ".2f")
+            line[f"{testbed}:peak_ratio"] = _cell(row, "peak_ratio", ".2f")
             line[f"{testbed}:state_ratio"] = _cell(row, "state_ratio", ".2f")
             lr_line[testbed] = f"{row['lr']:.3g}" if "lr" in row else "-"
             why = row.get("skipped") or row.get("failed")
@@ -217,7 +229,15 @@ def tables(results: dict[str, dict[str, dict[str, Any]]]) -> tuple[str, list[dic
         lines.append(line)
         lrs.append(lr_line)
     lr_columns = [Column("optimizer", "optimizer")] + [Column(LABELS[t], t) for t in results]
-    text = markdown_table(lines, columns) + "\n\nChosen lr:\n\n" + markdown_table(lrs, lr_columns)
+    peaks = [
+        f"{LABELS[t]} {rows['AdamW']['peak_bytes'] / 1e6:.3g} MB"
+        for t, rows in results.items()
+        if "peak_bytes" in rows.get("AdamW", {})
+    ]
+    text = markdown_table(lines, columns)
+    if peaks:
+        text += "\n\nAdamW's peak (peak mem × = 1): " + ", ".join(peaks) + "."
+    text += "\n\nChosen lr:\n\n" + markdown_table(lrs, lr_columns)
     if notes:
         text += "\n\nNot measured:\n\n" + "\n".join(notes)
     return text, flat
@@ -275,6 +295,12 @@ def main(run: Run, args: Config) -> None:
             "timing_steps steps at its chosen lr once a round, AdamW among them; median step "
             "after 3 warm-up steps): the median over rounds of the round's ratio; "
             "seconds_per_step is the median over the selection runs, not interleaved",
+            "peak": "peak_bytes: the most bytes of torch tensors allocated and not yet freed "
+            "during memory_steps training steps (forward, backward, optimizer step, every "
+            "closure pass) at the chosen lr, seed 0, counted from the start of the first step "
+            "(its batch loaded; parameters and data held before are the zero); CPU: torch "
+            "profiler allocation events, frees of blocks allocated before the first step not "
+            "reported; peak_ratio: over AdamW's",
             "state": "bytes of the tensors the optimizer holds besides the parameters (CPU)",
             "test": "test metric at the final weights, seeds 0..n-1 at the chosen lr",
         },
@@ -318,6 +344,7 @@ BENCHMARK = Benchmark(
         wandb=False,
         timing_rounds=1,
         timing_steps=2,
+        memory_steps=2,
     ),
     peers=("pytorch_optimizer",),
 )

@@ -29,6 +29,7 @@ from typing_extensions import override
 
 from optiforge.benchmarks.harness.record import ROOT
 from optiforge.benchmarks.optimizer_zoo_specs import Entrant, resolve
+from optiforge.benchmarks.peak_memory import PeakMemory
 from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.callbacks import OptimizerAdapter
 from optiforge.lightning_modules import CharLanguageModel
@@ -110,6 +111,38 @@ class StepTimer(Callback):
         self.seconds.append(time.perf_counter() - self._start)
 
 
+class StepPeakMemory(Callback):
+    """Peak tensor memory over the first `steps` training steps (forward, backward and the
+    optimizer's step, closure passes included), above what was held when the first step began
+    (its batch already loaded): `PeakMemory` on the Trainer's device, from the first step's
+    start to the end of step `steps`."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.peak_bytes: int | None = None
+        self._meter: PeakMemory | None = None
+        self._done = 0
+
+    @override
+    def on_train_batch_start(self, trainer: L.Trainer, *args: Any) -> None:
+        if self._done == 0 and self._meter is None:
+            self._meter = PeakMemory(trainer.strategy.root_device)
+            self._meter.start()
+
+    @override
+    def on_train_batch_end(self, *args: Any) -> None:
+        self._done += 1
+        if self._meter is not None and self._done == self.steps:
+            self.peak_bytes = self._meter.stop()
+            self._meter = None
+
+    @override
+    def on_train_end(self, *args: Any) -> None:
+        if self._meter is not None:  # fewer steps than asked: the peak over those taken
+            self.peak_bytes = self._meter.stop()
+            self._meter = None
+
+
 def state_bytes(optimizer: torch.optim.Optimizer) -> int:
     """Bytes of the distinct tensors an optimizer holds besides its parameters: its state, a
     nested optimizer's (SAM's base optimizer) and any attribute object (HessianReuseAGD's
@@ -163,6 +196,22 @@ def quiet() -> Iterator[None]:
             logger.setLevel(level)
 
 
+def fit(
+    testbed: Testbed, entrant: Entrant, lr: float, seed: int, steps: int, callbacks: list[Callback]
+) -> tuple[L.LightningModule, L.LightningDataModule, torch.optim.Optimizer]:
+    """`steps` steps of `entrant` at `lr` from initialization `seed` (CPU, `callbacks` on the
+    Trainer): the trained model, its data and the optimizer."""
+    L.seed_everything(seed, verbose=False)
+    model, data = testbed.build()
+    optimizer = entrant.build(model.parameters(), lr, seed, data.batch_size)
+    model.configure_optimizers = lambda: optimizer
+    trainer = quiet_trainer(
+        -1, max_steps=steps, deterministic=True, callbacks=[OptimizerAdapter(), *callbacks]
+    )
+    trainer.fit(model, datamodule=data)
+    return model, data, optimizer
+
+
 def train_once(
     testbed: Testbed,
     entrant: Entrant,
@@ -174,15 +223,8 @@ def train_once(
     """`steps` steps of `entrant` at `lr` from initialization `seed`, then the validation and
     test metrics at the final weights (`eval_batches` batches of each split; None: all)."""
     with quiet():
-        L.seed_everything(seed, verbose=False)
-        model, data = testbed.build()
-        optimizer = entrant.build(model.parameters(), lr, seed, data.batch_size)
-        model.configure_optimizers = lambda: optimizer
         timer = StepTimer()
-        fit = quiet_trainer(
-            -1, max_steps=steps, deterministic=True, callbacks=[OptimizerAdapter(), timer]
-        )
-        fit.fit(model, datamodule=data)
+        model, data, optimizer = fit(testbed, entrant, lr, seed, steps, [timer])
         limit = 1.0 if eval_batches is None else eval_batches
         evaluate = quiet_trainer(1, limit_val_batches=limit, limit_test_batches=limit)
         (val,) = evaluate.validate(model, datamodule=data, verbose=False)
@@ -193,6 +235,17 @@ def train_once(
         step_seconds=timer.seconds,
         state_bytes=state_bytes(optimizer),
     )
+
+
+def peak_step_bytes(testbed: Testbed, entrant: Entrant, lr: float, steps: int) -> int:
+    """Peak tensor bytes of `steps` training steps of `entrant` at `lr` (seed 0) above what was
+    held before the first (`StepPeakMemory`); no evaluation."""
+    meter = StepPeakMemory(steps)
+    with quiet():
+        fit(testbed, entrant, lr, 0, steps, [meter])
+    if meter.peak_bytes is None:
+        raise RuntimeError(f"{entrant.name} on {testbed.name}: no training step was taken")
+    return meter.peak_bytes
 
 
 def median_step(seconds: list[float], warmup: int = 3) -> float:

@@ -1,5 +1,6 @@
 """The optimizer zoo's protocol: lr chosen on validation, aggregation over seeds, ratios to
-AdamW, defaults read from the config files, optimizer state measured (hand-computed values)."""
+AdamW, defaults read from the config files, optimizer state and peak step memory measured
+(hand-computed values)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optiforge.benchmarks.optimizer_zoo import run_testbed, tables
-from optiforge.benchmarks.optimizer_zoo_runs import TESTBEDS, RunResult, median_step, state_bytes
+from optiforge.benchmarks.optimizer_zoo_runs import (
+    TESTBEDS,
+    RunResult,
+    median_step,
+    peak_step_bytes,
+    state_bytes,
+)
 from optiforge.benchmarks.optimizer_zoo_select import (
     choose_lr,
     lr_grid,
@@ -131,8 +138,8 @@ def test_entrants_cover_the_registry() -> None:
 
 
 def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    """run_testbed divides each entrant's step time and state by AdamW's; the table prints them
-    and lists what was skipped."""
+    """run_testbed divides each entrant's step time, peak step memory and state by AdamW's; the
+    table prints them, AdamW's peak bytes, and lists what was skipped."""
     made = {
         "AdamW": {
             "test_mean": 0.9,
@@ -164,14 +171,23 @@ def test_ratios_and_table_from_hand_made_rows(monkeypatch: pytest.MonkeyPatch) -
         "optiforge.benchmarks.optimizer_zoo.train_once",
         lambda testbed, entrant, *a, **k: RunResult(0.0, 0.0, [step[entrant.name]] * 10),
     )
+    peak = {"AdamW": 2_000_000, "SAM": 3_000_000}  # bytes of the memory measurement
+    monkeypatch.setattr(
+        "optiforge.benchmarks.optimizer_zoo.peak_step_bytes",
+        lambda testbed, entrant, lr, steps: peak[entrant.name],
+    )
     from optiforge.benchmarks.optimizer_zoo import Config
 
     rows = run_testbed("digits_cnn", 1, Config(), Silent())
     assert rows["SAM"]["time_ratio"] == pytest.approx(2.5)
     assert rows["SAM"]["state_ratio"] == pytest.approx(0.5)
+    assert rows["SAM"]["peak_ratio"] == pytest.approx(1.5)
     assert rows["AdamW"]["time_ratio"] == 1.0
+    assert rows["AdamW"]["peak_bytes"] == 2_000_000
+    assert "peak_ratio" not in rows["MeZO"]
     text, flat = tables({"digits_cnn": rows})
-    assert "| SAM | closure, extra passes | 0.9200 ± 0.0000 | 2.50 | 0.50 |" in text
+    assert "| SAM | closure, extra passes | 0.9200 ± 0.0000 | 2.50 | 1.50 | 0.50 |" in text
+    assert "AdamW's peak (peak mem × = 1): digits CNN 2 MB." in text
     assert "- MeZO on digits CNN: not in this test" in text
     assert {row["optimizer"] for row in flat} >= {"AdamW", "SAM", "MeZO"}
 
@@ -198,3 +214,17 @@ def test_interleaved_ratio_cancels_a_load_that_changes_between_rounds(
     ratios = interleaved_ratios(TESTBEDS["digits_cnn"], timed, Config(timing_rounds=3))
     assert calls == ["AdamW", "SAM"] * 3  # alternating, one of each per round
     assert ratios == {"AdamW": pytest.approx(1.0), "SAM": pytest.approx(2.5)}
+
+
+def test_peak_step_memory_counts_adamws_second_moment() -> None:
+    """COMPAS MLP (5506 parameters), 3 steps: AdamW keeps two moments, SGD with momentum one
+    buffer, so AdamW's peak is at least 5506 * 4 bytes higher; the measurement repeats to the
+    byte."""
+    testbed = TESTBEDS["compas_mlp"]
+    zoo = {entrant.name: entrant for entrant in entrants("compas_mlp")[0]}
+    model, _ = testbed.build()
+    assert sum(p.numel() for p in model.parameters()) == 5506
+    adamw = peak_step_bytes(testbed, zoo["AdamW"], 0.001, 3)
+    sgd = peak_step_bytes(testbed, zoo["SGD (momentum)"], 0.05, 3)
+    assert adamw - sgd >= 5506 * 4
+    assert peak_step_bytes(testbed, zoo["AdamW"], 0.001, 3) == adamw
