@@ -85,6 +85,7 @@ def test_cuda_peak_of_one_tensor() -> None:
 
 
 def test_stop_before_start_and_other_devices_are_refused() -> None:
+    """A measurement stopped before it started, or on a device other than cpu / cuda, raises."""
     with pytest.raises(RuntimeError, match="before start"):
         PeakMemory().stop()
     with pytest.raises(ValueError, match="cpu or cuda"):
