@@ -24,7 +24,6 @@ import torch
 import yaml
 from lightning.pytorch.callbacks import Callback
 from torch import Tensor
-from torch.nn import functional as F
 from typing_extensions import override
 
 from optiforge.benchmarks.harness.record import ROOT
@@ -32,26 +31,8 @@ from optiforge.benchmarks.optimizer_zoo_specs import Entrant, resolve
 from optiforge.benchmarks.peak_memory import PeakMemory
 from optiforge.benchmarks.quiet_trainer import quiet_trainer
 from optiforge.callbacks import OptimizerAdapter
-from optiforge.lightning_modules import CharLanguageModel
-from optiforge.optimizers.sharpness_pass import sharpness_pass
 
 TESTBED_CONFIGS = ROOT / "configs" / "testbeds"
-
-
-class ContractCharLM(CharLanguageModel):
-    """`CharLanguageModel` whose training step follows the sharpness-pass contract (per-window
-    losses, the mean over a window's characters): m-SAM, n-SAM and RW-SAM refuse a closure
-    without it. It keeps no graph of the gradients (CPU attention has no double backward), so
-    NSGDHess' "auto" HVP is a finite difference here."""
-
-    def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
-        sharp = sharpness_pass(self.trainer.optimizers)
-        ids, targets = sharp.select(batch)
-        logits = self(ids)
-        losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").mean(dim=1)
-        if sharp.log:
-            self.log("train/loss", losses.detach().mean(), batch_size=ids.shape[0])
-        return sharp.reduce(losses)
 
 
 @dataclass(frozen=True)
@@ -69,8 +50,6 @@ class Testbed:
         module has it, so m-SAM's micro-batches divide it)."""
         config = yaml.safe_load((TESTBED_CONFIGS / f"{self.name}.yaml").read_text())
         model_cls = resolve(config["model"]["class_path"])
-        if model_cls is CharLanguageModel:
-            model_cls = ContractCharLM
         model_args = {**config["model"].get("init_args", {}), **self.overrides.get("model", {})}
         model = model_cls(**model_args)
         data_cls = resolve(config["data"]["class_path"])

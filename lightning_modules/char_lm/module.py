@@ -9,6 +9,7 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from optiforge.lightning_modules.char_lm.model import CharTransformer
+from optiforge.optimizers.sharpness_pass import sharpness_pass
 
 
 class CharLanguageModel(L.LightningModule):
@@ -68,16 +69,24 @@ class CharLanguageModel(L.LightningModule):
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
     def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
-        loss = self.loss(batch)
-        self.log(
-            "train/loss",
-            loss,
-            on_step=True,
-            on_epoch=True,
-            prog_bar=True,
-            batch_size=batch[0].shape[0],
-        )
-        return loss
+        """Per-window losses (the mean over a window's characters; windows are of equal length,
+        so their mean is the batch's mean loss) reduced as the optimizer's sharpness pass asks
+        (`optiforge.optimizers.sharpness_pass`): m-SAM, n-SAM and RW-SAM train on this module
+        as on the classifier. Logged once per step, at the unperturbed weights."""
+        sharp = sharpness_pass(self.trainer.optimizers)
+        ids, targets = sharp.select(batch)
+        logits = self(ids)
+        losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").mean(dim=1)
+        if sharp.log:
+            self.log(
+                "train/loss",
+                losses.detach().mean(),
+                on_step=True,
+                on_epoch=True,
+                prog_bar=True,
+                batch_size=ids.shape[0],
+            )
+        return sharp.reduce(losses)
 
     def _evaluate(self, batch: tuple[Tensor, Tensor], split: str) -> Tensor:
         loss = self.loss(batch)

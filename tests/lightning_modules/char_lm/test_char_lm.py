@@ -105,3 +105,61 @@ def test_bad_arguments_name_the_field(kwargs: dict, field: str) -> None:
     """Bad vocab_size, d_model/n_heads, n_layers or dropout raise naming model.<field>."""
     with pytest.raises(ValueError, match=field):
         CharLanguageModel(**kwargs)
+
+
+class MSAMCharLM(CharLanguageModel):
+    """The char LM with m-SAM (micro-batches of 2, SGD lr 0.1, rho 0.05), as a config gives it."""
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        from optiforge.optimizers import MSAM
+
+        return MSAM(self.parameters(), torch.optim.SGD, rho=0.05, micro_batch_size=2, lr=0.1)
+
+
+def flat_loss(net: CharTransformer, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean next-character cross-entropy over every character of the windows."""
+    return torch.nn.functional.cross_entropy(net(ids).flatten(0, 1), targets.flatten())
+
+
+def test_msam_step_through_lightning_is_the_hand_written_micro_batch_update() -> None:
+    """One Lightning step of m-SAM on a batch of 4 windows equals, parameter by parameter, the
+    update written out: for each micro-batch of 2, ascend rho along its own normalized gradient
+    and take its gradient there; SGD with the mean of the two."""
+    from optiforge.callbacks import OptimizerAdapter
+
+    ids, targets = repeated_string_batch()
+    ids, targets = ids[:4], targets[:4]
+    torch.manual_seed(0)
+    model = MSAMCharLM(vocab_size=7, context_length=12, d_model=16, n_heads=2, n_layers=1)
+    expected = [p.detach().clone() for p in model.parameters()]
+    reference = CharTransformer(
+        vocab_size=7, context_length=12, d_model=16, n_heads=2, n_layers=1, dropout=0.0
+    )
+    reference.load_state_dict(model.net.state_dict())
+    params = list(reference.parameters())
+    descent = [torch.zeros_like(p) for p in params]
+    for rows in (slice(0, 2), slice(2, 4)):
+        grads = torch.autograd.grad(flat_loss(reference, ids[rows], targets[rows]), params)
+        norm = torch.sqrt(sum((g**2).sum() for g in grads))
+        with torch.no_grad():
+            for p, g in zip(params, grads, strict=True):
+                p.add_(0.05 * g / norm)
+        perturbed = torch.autograd.grad(flat_loss(reference, ids[rows], targets[rows]), params)
+        with torch.no_grad():
+            for p, g, h, d in zip(params, grads, perturbed, descent, strict=True):
+                p.sub_(0.05 * g / norm)
+                d.add_(h / 2)
+    expected = [e - 0.1 * d for e, d in zip(expected, descent, strict=True)]
+
+    trainer = L.Trainer(
+        accelerator="cpu",
+        max_steps=1,
+        logger=False,
+        enable_progress_bar=False,
+        enable_checkpointing=False,
+        enable_model_summary=False,
+        callbacks=[OptimizerAdapter()],
+    )
+    trainer.fit(model, DataLoader(TensorDataset(ids, targets), batch_size=4))
+    for p, e in zip(model.parameters(), expected, strict=True):
+        torch.testing.assert_close(p.detach(), e, rtol=1e-5, atol=1e-6)
