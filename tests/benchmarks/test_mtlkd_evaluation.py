@@ -24,8 +24,11 @@ def evaluate(tmp_path: Path, arguments: list[str]) -> None:
 
 
 def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
-    """All five parts run; every solution is feasible, gaps to PyVRP are >= 0 for untrained
-    models, R3C's gap never increases with the budget, real instances report gaps to BKS."""
+    """Every part but the real VRPB / VRPTW instances runs (those are n >= 523, minutes even for
+    tiny models; they go through the same `real_instances` as CVRPLIB's Set X, run here on
+    X-n101, and their files' loading is tests/problems/vrp/test_cvrplib.py's): every solution is
+    feasible, gaps to PyVRP are >= 0 for untrained models, R3C's gap never increases with the
+    budget, Set X reports gaps to BKS."""
     torch.manual_seed(0)
     save_weights(
         MTLKDStudent(embed_dim=16, decoder_layers=1, num_heads=4, ff_dim=32), tmp_path / "s.pt"
@@ -37,7 +40,8 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
         ["--r3c-instances", "3", "--r3c-budgets", "2", "5", "--segment", "2", "4"]
         + ["--augment-instances", "2", "--large-r3c", "5"]
         + ["--general-variants", "VRPTW", "--general-sizes", "12", "--general-instances", "2"]
-        + ["--general-iterations", "20", "--x-instances", "1", "--real-instances", "1"]
+        + ["--general-iterations", "20", "--x-instances", "1"]
+        + ["--parts", "suite", "r3c", "generalization", "cvrplib"]
         + ["--out", str(out)],
     )
     suite = json.loads((out / "mtlkd_suite_n8.json").read_text())
@@ -65,11 +69,7 @@ def test_every_part_writes_validated_tables(tmp_path: Path) -> None:
     x = real["rows"]["CVRP/X-n101-k25"]
     assert x["bks"] == 27591 and x["student greedy"]["gap"] > 0
     assert (out / "mtlkd_cvrplib.md").read_text().count("|") > 10
-    real = json.loads((out / "mtlkd_real.json").read_text())
-    assert list(real["bands"]) == ["VRPB", "VRPTW"] and len(real["rows"]) == 2
-    for row in real["rows"].values():
-        assert row["n"] >= 523 and row["student greedy"]["gap"] > 0
-        assert row["student + R3C 5"]["gap"] <= row["student greedy"]["gap"] + 1e-9
+    assert not (out / "mtlkd_real.json").exists()
     evaluate(
         tmp_path,
         ["--parts", "suite", "--augment-instances", "0", "--out", str(tmp_path / "greedy_only")],
