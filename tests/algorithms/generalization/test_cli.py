@@ -140,6 +140,9 @@ def test_progress_lines_and_ctrl_c_stops_the_children_without_a_result(tmp_path:
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as in a terminal, whatever launched the suite: a shell without job control
+        # starts background jobs (`pytest &`) with SIGINT ignored, and children inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stderr is not None
     first = process.stderr.readline()
