@@ -44,14 +44,9 @@ import torch
 
 from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.benchmarks.harness.record import ROOT
-from optiforge.benchmarks.mtlkd_evaluation import (
-    augment,
-    gap_summary,
-    greedy,
-    load_model,
-    r3c_stages,
-)
-from optiforge.benchmarks.mtlkd_evaluation import run as evaluate
+from optiforge.benchmarks.mtlkd_evaluation import r3c_stages
+from optiforge.benchmarks.mtlkd_solvers import augment, gap_summary, greedy, load_model
+from optiforge.benchmarks.mtlkd_solvers import run as evaluate
 from optiforge.datamodules.vrp import VRPDataModule
 from optiforge.lightning_modules.mtlkd.policy_weights import resolve_weights
 from optiforge.lightning_modules.mtlkd.student_module import MTLKDStudent

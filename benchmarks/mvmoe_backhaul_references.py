@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from optiforge.benchmarks.harness import Benchmark, Run
-from optiforge.benchmarks.mtlkd_evaluation import augment, greedy, load_model
-from optiforge.benchmarks.mtlkd_evaluation import run as evaluate
+from optiforge.benchmarks.mtlkd_solvers import augment, greedy, load_model
+from optiforge.benchmarks.mtlkd_solvers import run as evaluate
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.mvmoe_files import as_float32, instance_path, read_instances
 from optiforge.problems.vrp.mvmoe_solutions import solver_costs, solver_files
