@@ -86,7 +86,8 @@ FAST_DEV_OVERRIDES = {
     ],
     "mtlkd": [
         *("--data.init_args.batch_size", "12", "--data.init_args.val_instances", "2"),
-        *("--data.init_args.test_instances", "2"),
+        *("--data.init_args.test_instances", "2", "--data.init_args.reference_iterations", "10"),
+        *("--data.init_args.num_customers", "20"),
     ],
 }
 # Configs that load the previous phase's weights: a clean clone has none, so the smoke run
@@ -96,13 +97,16 @@ WEIGHT_OVERRIDES = {
     "morph": ["--model.init_args.forge_weights", "null"],
     "refine": ["--model.init_args.morph_weights", "null"],
 }
-# The GPU recipe: on CPU, from the shipped n = 50 teachers (its n = 100 ones are trained by the
-# model card's recipe), at n = 20 with cheap references.
+# The multi-task models validate on two of their 16 variants (one seen, one unseen); the GPU
+# recipe runs on CPU without its n = 100 teachers (trained by the model card's recipe).
+TWO_VARIANTS = ("--data.init_args.eval_variants", "[CVRP, OVRPBLTW]")
 FILE_OVERRIDES = {
+    "mtlkd/student.yaml": [*TWO_VARIANTS],
+    "mtlkd/mtpomo.yaml": [*TWO_VARIANTS],
     "mtlkd/student_gpu_n100.yaml": [
+        *TWO_VARIANTS,
         *("--trainer.accelerator", "cpu", "--model.init_args.teachers", "null"),
-        *("--data.init_args.num_customers", "20", "--data.init_args.reference_iterations"),
-        *("10", "--data.init_args.reference_workers", "1"),
+        *("--data.init_args.reference_workers", "1"),
     ],
 }
 
