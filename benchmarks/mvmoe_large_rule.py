@@ -36,7 +36,7 @@ from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
 from optiforge.problems.vrp.instance import VRPBatch
-from optiforge.problems.vrp.pyvrp_solver import DEMAND_SCALE, build_model, result_sequence
+from optiforge.problems.vrp.pyvrp_solver import DEMAND_SCALE, problem_data, result_sequence
 from optiforge.problems.vrp.validator import validate_batch
 
 SCALE = 100_000
@@ -63,11 +63,11 @@ def with_capacity(batch: VRPBatch, capacity: int) -> VRPBatch:
 
 def solve_candidates(batch: VRPBatch, capacities: list[int], iterations: int) -> np.ndarray:
     """Validated PyVRP costs [len(capacities), B]: one model per instance, its vehicle type's
-    capacity replaced per candidate (building a model at n = 1000 costs seconds)."""
+    capacity replaced per candidate."""
     costs = np.zeros((len(capacities), batch.batch_size))
     sequences: list[list[np.ndarray]] = [[] for _ in capacities]
     for row in range(batch.batch_size):
-        data = build_model(instance_arrays(batch, row), SCALE).data()
+        data = problem_data(instance_arrays(batch, row), SCALE)
         (vehicle,) = data.vehicle_types()
         for k, capacity in enumerate(capacities):
             vehicle_k = vehicle.replace(capacity=[capacity * DEMAND_SCALE])

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import pyvrp
 from pyvrp.stop import MaxIterations, MaxRuntime, StoppingCriterion
 
 from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.problems.vrp.arrays import instance_arrays
 from optiforge.problems.vrp.generator import generate
-from optiforge.problems.vrp.pyvrp_solver import build_model
+from optiforge.problems.vrp.pyvrp_solver import problem_data
 
 SCALE = 100_000
 
@@ -34,7 +35,7 @@ def solve(
 ) -> tuple[float, int, float]:
     """(cost in model units, iterations, seconds) of one PyVRP search; `stop` makes a fresh
     criterion (criteria are stateful: they count iterations and time from their first call)."""
-    result = build_model(arrays, SCALE).solve(stop(), seed=0, display=False)
+    result = pyvrp.solve(problem_data(arrays, SCALE), stop(), seed=0, display=False)
     return result.cost() / SCALE, result.num_iterations, result.runtime
 
 

@@ -56,7 +56,8 @@ from typing import Literal
 
 import numpy as np
 import torch
-from pyvrp import Model, Result
+from pyvrp import Model, ProblemData, Result
+from pyvrp import solve as pyvrp_solve
 from pyvrp.constants import MAX_VALUE
 from pyvrp.stop import MaxIterations
 
@@ -104,10 +105,11 @@ def is_strict(arrays: dict[str, np.ndarray], signed_as: BackhaulModel = SIGNED_A
     return not arrays["mixed_backhaul"]
 
 
-def build_model(
+def problem_data(
     arrays: dict[str, np.ndarray], scale: int, signed_as: BackhaulModel = SIGNED_AS
-) -> Model:
-    """The PyVRP model of one instance (see the module docstring for the mapping)."""
+) -> ProblemData:
+    """The PyVRP problem of one instance (see the module docstring for the mapping). The arc
+    lengths go in as one matrix: a `Model` edge per arc costs seconds at n = 1000."""
     locs, windows = arrays["locs"], arrays["time_windows"]
     num_nodes = len(locs)
     is_open, strict = bool(arrays["open_route"]), is_strict(arrays, signed_as)
@@ -139,11 +141,8 @@ def build_model(
     if strict:
         is_backhaul = arrays["backhaul_demand"] > 0
         lengths[np.ix_(is_backhaul, ~is_backhaul & (np.arange(num_nodes) > 0))] = MAX_VALUE
-    for i in range(num_nodes):
-        for j in range(num_nodes):
-            if i != j:
-                model.add_edge(points[i], points[j], int(lengths[i, j]), int(lengths[i, j]))
-    return model
+    np.fill_diagonal(lengths, 0)
+    return model.data().replace(distance_matrices=[lengths], duration_matrices=[lengths.copy()])
 
 
 def route_length(locs: np.ndarray, sequence: np.ndarray, open_route: bool) -> float:
@@ -175,7 +174,7 @@ def solve_arrays(
     on a signed instance, `signed_rounds` rounds of `signed_search`); raise if PyVRP finds
     nothing feasible. Its cost is not yet validated (`PyVRPSolver.solve` does)."""
     stop = MaxIterations(iterations)
-    result = build_model(arrays, scale, signed_as).solve(stop, seed=seed, display=False)
+    result = pyvrp_solve(problem_data(arrays, scale, signed_as), stop, seed=seed, display=False)
     if not result.is_feasible():
         raise RuntimeError(f"PyVRP found no feasible solution within iterations={iterations}")
     sequence = result_sequence(result)

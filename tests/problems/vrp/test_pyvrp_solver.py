@@ -257,3 +257,30 @@ def test_an_invalid_solution_of_an_exact_model_still_raises(
     with pytest.warns(UserWarning, match="visited 0 times"):
         (signed,) = PyVRPSolver(iterations=1).solve(pickup_after_small_delivery(True))
     assert math.isnan(signed.cost)
+
+
+@pytest.mark.parametrize("name", ["CVRP", "OVRPTW", "VRPB"])
+def test_problem_data_holds_the_scaled_arc_lengths(name: str) -> None:
+    """The distance and duration matrices are the Euclidean lengths x scale rounded up, 0 on
+    the diagonal and, on open routes, into the depot; strict backhauls forbid backhaul ->
+    linehaul arcs with MAX_VALUE."""
+    from pyvrp.constants import MAX_VALUE
+
+    from optiforge.problems.vrp.arrays import instance_arrays
+    from optiforge.problems.vrp.pyvrp_solver import problem_data
+
+    arrays = instance_arrays(generate(name, 6, 1, seed=3), 0)
+    data = problem_data(arrays, 1000)
+    locs = arrays["locs"].astype(np.float64)
+    expected = np.zeros((7, 7), dtype=np.int64)
+    for i, j in itertools.permutations(range(7), 2):
+        expected[i, j] = math.ceil(math.dist(locs[i], locs[j]) * 1000 - 1e-6)
+        if name.startswith("O") and j == 0:
+            expected[i, j] = 0
+        backhaul = arrays["backhaul_demand"]
+        if name == "VRPB" and backhaul[i] > 0 and j > 0 and backhaul[j] == 0:
+            expected[i, j] = MAX_VALUE
+    assert np.array_equal(data.distance_matrix(0), expected)
+    assert np.array_equal(data.duration_matrix(0), expected)
+    assert data.num_clients == 6 and data.num_depots == 1
+    assert name != "VRPB" or (expected == MAX_VALUE).any(), "no backhaul -> linehaul arc drawn"
