@@ -1,6 +1,6 @@
 """The worker process of `mtlkd_kd_throughput`: timed training steps of one project tree's code.
 
-    python benchmarks/mtlkd_kd_step.py KIND BATCH REPEATS    # prints one JSON line
+    python benchmarks/mtlkd_kd_step.py REPEATS KIND BATCH [KIND BATCH ...]   # one JSON line
 
 Run with a project tree (the working tree, or a commit exported by `git archive`) first on
 PYTHONPATH, so that the steps run that tree's code. It imports nothing of the project but through
@@ -53,17 +53,12 @@ def project_module(name: str) -> ModuleType:
     return importlib.import_module(f"optiforge.{name}" if namespaced else name)
 
 
-def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, object]:
-    """(module, batch) of `kind`, seeded, with the parts of its step timed into `split`."""
-    import torch
-
+def time_parts(split: dict[str, float]) -> None:
+    """Wrap the parts of both kinds of step so that each call adds its time to `split`."""
     student_module = project_module("lightning_modules.mtlkd.student_module")
     HeavyDecoderPolicy = project_module("lightning_modules.mtlkd.student_policy").HeavyDecoderPolicy
     POMOPolicy = project_module("lightning_modules.mtlkd.teacher_policy").POMOPolicy
     env = project_module("problems.vrp.env")
-    generate = project_module("problems.vrp.generator").generate
-    SEEN_VARIANTS = project_module("problems.vrp.variants").SEEN_VARIANTS
-
     for owner, name, label in (
         (POMOPolicy, "precompute", "teacher encoding"),
         (POMOPolicy, "step", "teacher decoding"),
@@ -75,6 +70,15 @@ def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, 
         (student_module, "distillation_kl", "KL loss"),
     ):
         timed(owner, name, label, split)
+
+
+def build(kind: str, batch_size: int) -> tuple[object, object]:
+    """(module, batch) of `kind`, seeded."""
+    import torch
+
+    student_module = project_module("lightning_modules.mtlkd.student_module")
+    generate = project_module("problems.vrp.generator").generate
+    SEEN_VARIANTS = project_module("problems.vrp.variants").SEEN_VARIANTS
     torch.manual_seed(0)
     if kind == "student KD":
         module = student_module.MTLKDStudent(**model_args("student.yaml"))
@@ -87,13 +91,10 @@ def build(kind: str, batch_size: int, split: dict[str, float]) -> tuple[object, 
     return module, batch
 
 
-def worker(kind: str, batch_size: int, repeats: int) -> dict:
-    """Warm-up step, then `repeats` timed steps of `kind` with the code on sys.path."""
-    import torch
-
-    torch.set_num_threads(1)
-    split: dict[str, float] = defaultdict(float)
-    module, batch = build(kind, batch_size, split)
+def measure(kind: str, batch_size: int, repeats: int, split: dict[str, float]) -> dict:
+    """Warm-up step, then `repeats` timed steps of `kind`; `split` (cleared after the warm-up)
+    collects the timed parts."""
+    module, batch = build(kind, batch_size)
     seconds = []
     for repeat in range(repeats + 1):
         if repeat == 1:
@@ -114,6 +115,18 @@ def worker(kind: str, batch_size: int, repeats: int) -> dict:
     }
 
 
+def worker(batches: dict[str, int], repeats: int) -> dict[str, dict]:
+    """Each kind's measurement (`batches`: kind -> batch size), one after the other, on one
+    thread with the code on sys.path."""
+    import torch
+
+    torch.set_num_threads(1)
+    split: dict[str, float] = defaultdict(float)
+    time_parts(split)
+    return {kind: measure(kind, size, repeats, split) for kind, size in batches.items()}
+
+
 if __name__ == "__main__":
-    kind, batch, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    print(json.dumps(worker(kind, batch, repeats)))
+    pairs = sys.argv[2:]
+    batches = {kind: int(size) for kind, size in zip(pairs[::2], pairs[1::2], strict=True)}
+    print(json.dumps(worker(batches, int(sys.argv[1]))))

@@ -13,8 +13,9 @@ median over `rounds` x `repeats` steps:
 "after" is the working tree's code, or with `--after COMMIT` that commit's; with `--baseline
 COMMIT` the same measurement also runs on that commit's code ("before"). A commit's code is
 exported by `git archive` to a temporary folder and put first on the path of a worker process
-(`benchmarks/mtlkd_kd_step.py`); the two codes run in alternating rounds so that load on a
-shared machine hits both alike, and the table reports after / before ratios from that one run.
+(`benchmarks/mtlkd_kd_step.py`); the two codes run in alternating rounds (one worker
+process per round and code, measuring both kinds of step) so that load on a shared machine hits
+both alike, and the table reports after / before ratios from that one run.
 Each worker also reports the per-step time split (teacher encoding, teacher decoding, student
 decoding, masks, env steps, env resets with their prefix replays, KL, backward) by wrapping those
 functions; parts that call each other overlap (a reset's prefix replay runs masks and env steps).
@@ -64,10 +65,12 @@ class Config:
                 raise ValueError(f"{option}: no commit {commit!r} in this clone")
 
 
-def run_worker(code: Path | None, kind: str, batch_size: int, repeats: int) -> dict:
-    """The worker in a fresh process, with `code` (a project tree; None: this one) first on its
-    path (also where an editable install points elsewhere)."""
-    command = [sys.executable, mtlkd_kd_step.__file__, kind, str(batch_size), str(repeats)]
+def run_worker(code: Path | None, batches: dict[str, int], repeats: int) -> dict[str, dict]:
+    """The worker in a fresh process measuring each kind of step (kind -> batch size), with
+    `code` (a project tree; None: this one) first on its path (also where an editable install
+    points elsewhere)."""
+    sizes = [str(part) for kind, size in batches.items() for part in (kind, size)]
+    command = [sys.executable, mtlkd_kd_step.__file__, str(repeats), *sizes]
     code = code or ROOT
     env = {**os.environ, "OMP_NUM_THREADS": "1", "WANDB_MODE": "disabled", "PYTHONPATH": str(code)}
     done = subprocess.run(command, cwd=code, env=env, check=True, capture_output=True, text=True)
@@ -136,12 +139,13 @@ def main(out: Run, args: Config) -> None:
             if commit:
                 payload[f"{code}_commit"] = git("rev-parse", "--short", commit)
                 codes[code] = export(commit, Path(folder) / code)
+        runs = {kind: {code: [] for code in codes} for kind in batches}
+        for _ in range(args.rounds):
+            for code, path in codes.items():
+                for kind, measured in run_worker(path, batches, args.repeats).items():
+                    runs[kind][code].append(measured)
         for kind, batch_size in batches.items():
-            runs: dict[str, list[dict]] = {code: [] for code in codes}
-            for _ in range(args.rounds):
-                for code, path in codes.items():
-                    runs[code].append(run_worker(path, kind, batch_size, args.repeats))
-            result = {code: summary(found, batch_size) for code, found in runs.items()}
+            result = {code: summary(found, batch_size) for code, found in runs[kind].items()}
             result["batch"] = batch_size
             if "before" in result:
                 after, before = result["after"], result["before"]
