@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from optiforge.cli import OptiforgeCLI
-from train import main as train_main
+from optiforge.cli import main as train_main
 
 
 def fit(config: Path, overrides: list[str], seed: int) -> tuple[OptiforgeCLI, float]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
-from train import main as train_main
+from optiforge.cli import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
 # Per task, its configs under configs/: the testbed (and the study's budget), then SGD.

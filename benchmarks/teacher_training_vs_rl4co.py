@@ -66,7 +66,7 @@ def max_time(minutes: float) -> str:
 
 def train_ours(minutes: float, out: Path) -> dict[str, float]:
     """`train.py fit` of the CVRP teacher for `minutes`; its final weights go to out/ours.pt."""
-    from train import main as train_main
+    from optiforge.cli import main as train_main
 
     start = time.perf_counter()
     cli = train_main(

@@ -20,10 +20,10 @@ from pathlib import Path
 import torch
 
 from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
+from optiforge.cli import main as train_main
 from optiforge.lightning_modules.mtlkd.policy_weights import read_weights, shipped_teacher_path
 from optiforge.problems.vrp.pyvrp_solver import DEFAULT_ITERATIONS
 from optiforge.problems.vrp.variants import SEEN_VARIANTS
-from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("gap", "feasible", "cost")

@@ -252,3 +252,15 @@ def test_bare_import_checker_flags_each_form(tmp_path: Path) -> None:
         "lazy_exports",
         "problems.vrp",
     ]
+
+
+def test_nothing_imports_the_clones_train_script() -> None:
+    """`train.py` sits in a clone's root only: a benchmark run from another folder, or from an
+    installed package, cannot import it (its CLI is `optiforge.cli`)."""
+    found = [
+        f"{path.relative_to(PROJECT)}:{line}"
+        for path in every_python_file()
+        for line, module in imported_modules(path)
+        if module == "train" or module.startswith("train.")
+    ]
+    assert found == []
