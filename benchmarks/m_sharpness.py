@@ -35,6 +35,7 @@ TASK_CONFIGS = {
         "optimizers/sgd.yaml",
     ),
 }
+BATCH_SIZE = 128  # both testbeds' batch size: m-SAM's full-batch m and n-SAM's descent batch
 BASE = [
     "--optimizer.base_optimizer",
     "torch.optim.SGD",
@@ -140,6 +141,13 @@ class Config:
     tasks: tuple[str, ...] = ("digits", "compas")
     wandb: bool = False  # log curves and the table to W&B
     batches: int | None = None  # limit on training batches per epoch (smoke preset)
+    methods: tuple[str, ...] | None = None  # a subset of the methods by name (None: all)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.methods or ()) - set(methods(BATCH_SIZE)))
+        if unknown:
+            known = list(methods(BATCH_SIZE))
+            raise ValueError(f"--methods: unknown {unknown}; choose from {known}")
 
 
 def main(run: Run, args: Config) -> None:
@@ -148,8 +156,9 @@ def main(run: Run, args: Config) -> None:
     rows = []
     for task in args.tasks:
         configs = [ROOT / "configs" / name for name in TASK_CONFIGS[task]]
-        batch_size = 128
-        for method, overrides in methods(batch_size).items():
+        for method, overrides in methods(BATCH_SIZE).items():
+            if args.methods is not None and method not in args.methods:
+                continue
             accuracies, seconds = [], []
             for seed in args.seeds:
                 name = f"{task}-{method}-seed{seed}".replace(" ", "_") if args.wandb else None
@@ -188,9 +197,8 @@ def log_to_wandb(rows: list[dict]) -> None:
     run.finish()
 
 
-BENCHMARK = Benchmark(
-    "m_sharpness", main, Config, smoke=dict(seeds=(0,), tasks=("compas",), batches=2)
-)
+SMOKE = dict(seeds=(0,), tasks=("compas",), batches=2, methods=("SAM", "m-SAM m=8"))
+BENCHMARK = Benchmark("m_sharpness", main, Config, smoke=SMOKE)
 
 if __name__ == "__main__":
     BENCHMARK.main()
