@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 from optiforge.benchmarks import covering
-from optiforge.benchmarks.harness.cli import main
+from tests.benchmarks.smoke_run import run_smoke
 
 
 def test_benchmark_writes_radii_never_below_the_known_optimum(tmp_path: Path) -> None:
     """Tiny run: every case present, no radius below the best known optimum, figures written,
     Nelder-Mead within its budget."""
-    main(["run", "covering", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("covering", tmp_path)
     payload = json.loads((tmp_path / "covering.json").read_text())
     assert [(r["set"], r["n"]) for r in payload["known"]] == covering.CASES
     assert len(payload["other"]) == len(covering.OTHER)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from optiforge.benchmarks.diverse import METHODS, to_target
-from optiforge.benchmarks.harness.cli import main
+from tests.benchmarks.smoke_run import run_smoke
 
 
 def test_to_target_reads_the_first_record_below_the_target() -> None:
@@ -18,7 +18,7 @@ def test_to_target_reads_the_first_record_below_the_target() -> None:
 
 def test_benchmark_writes_tables_and_figures(tmp_path: Path) -> None:
     """Smoke preset (two nodes, ring): every method has a row and a history; DIVERSE is timed."""
-    main(["run", "diverse", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("diverse", tmp_path)
     record = json.loads((tmp_path / "diverse.json").read_text())
     (cell,) = record["cells"]
     assert set(cell["methods"]) == set(METHODS)

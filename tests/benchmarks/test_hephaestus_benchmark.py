@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from optiforge.benchmarks.harness.cli import main, parse
+from optiforge.benchmarks.harness.cli import parse
+from tests.benchmarks.smoke_run import run_smoke
 
 
 @pytest.mark.slow
 def test_benchmark_writes_checked_phase_results(tmp_path) -> None:
     """Smoke preset: every phase feasible, within LP/greedy bounds, rows in the table."""
-    main(["run", "hephaestus", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("hephaestus", tmp_path)
     payload = json.loads((tmp_path / "hephaestus.json").read_text())
     summary = payload["results"]["linear"]["summary"]
     phases = ("forge", "morph", "refine")

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from optiforge.benchmarks import kv_compression
-from optiforge.benchmarks.harness.cli import main
+from tests.benchmarks.smoke_run import run_smoke
 
 
 def test_benchmark_writes_errors_tails_and_costs(tmp_path: Path) -> None:
     """Smoke preset, synthetic keys and the shipped LM: every method and rate has a finite error,
     kept-tail counts within [0, 32], the recent window keeps the whole tail, costs per block."""
-    main(["run", "kv_compression", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("kv_compression", tmp_path)
     payload = json.loads((tmp_path / "kv_compression.json").read_text())
     for table in payload["tables"].values():
         for name in kv_compression.METHODS:

@@ -15,11 +15,11 @@ import torch  # noqa: E402
 from optiforge.algorithms.kv_compression import UniformHalving  # noqa: E402
 from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress  # noqa: E402
 from optiforge.benchmarks import kv_compression_needle as needle  # noqa: E402
-from optiforge.benchmarks.harness.cli import main  # noqa: E402
 from optiforge.benchmarks.kv_needle_finetune import greedy  # noqa: E402
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule  # noqa: E402
 from optiforge.lightning_modules.kv_lm.needles import needle_task  # noqa: E402
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights  # noqa: E402
+from tests.benchmarks.smoke_run import run_smoke  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def setting() -> tuple:
 def test_smoke_run_keeps_the_stated_budgets(tmp_path: Path) -> None:
     """Accuracies in [0, 1]; kept context tokens: n >> k without window, 16 + 64 +
     (n - 80) >> k with it, SnapKV exactly that, PyramidKV that on average (+- 1)."""
-    main(["run", "kv_compression_needle", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("kv_compression_needle", tmp_path)
     payload = json.loads((tmp_path / "kv_compression_needle.json").read_text())
     n = payload["context_tokens"]
     assert n == 480 - len("\nABCD: ")

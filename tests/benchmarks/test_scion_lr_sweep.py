@@ -6,8 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from optiforge.benchmarks.harness.cli import main
 from optiforge.benchmarks.scion_lr_sweep import grid, stable_points
+from tests.benchmarks.smoke_run import run_smoke
 
 OPTIMIZERS = {"AdamW", "UnconstrainedScion", "UnconstrainedClippedScion", "Scion", "ClippedScion"}
 
@@ -23,7 +23,7 @@ def test_grid_and_stable_points() -> None:
 
 def test_quick_mode_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     """The smoke preset (`--quick`) sweeps both tasks over 3 grid points; every loss is finite."""
-    main(["run", "scion_lr_sweep", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("scion_lr_sweep", tmp_path)
     payload = json.loads((tmp_path / "scion_lr_sweep.json").read_text())
     assert payload["config"]["points"] == 3
     assert set(payload["results"]) == {"char_lm", "digits"}

@@ -10,8 +10,8 @@ import pytest
 
 from optiforge.algorithms.submodular_streaming import Stream, synthetic_stream
 from optiforge.benchmarks import submodular_streaming
-from optiforge.benchmarks.harness.cli import main
 from optiforge.benchmarks.submodular_streaming import ADVERSARIAL, KINDS, bound_for, worst_table
+from tests.benchmarks.smoke_run import run_smoke
 
 
 def small_text(path: Path, num_topics: int, seed: int) -> Stream:
@@ -25,7 +25,7 @@ def test_smoke_run_certifies_our_bound_and_shows_the_baselines_failing(
     """Every stream kind is measured; ours certifies >= its proved bound in every cell; on the
     adversarial streams known-visits with the bound and the swap pool fall far below ours."""
     monkeypatch.setattr(submodular_streaming, "shakespeare_stream", small_text)
-    main(["run", "submodular_streaming", "--preset", "smoke", "--out", str(tmp_path)])
+    run_smoke("submodular_streaming", tmp_path)
     payload = json.loads((tmp_path / "submodular_streaming.json").read_text())
     cells = payload["cells"]
     assert {c["stream"] for c in cells} == {*KINDS, *ADVERSARIAL, "synthetic_length"}
