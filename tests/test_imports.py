@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -71,15 +72,39 @@ GUARANTEES = (
 )
 
 
-def loaded_after(statement: str) -> list[str]:
-    """The sys.modules of a fresh interpreter (run from the project root) after `statement`."""
-    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
-    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=PROJECT, env=env, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.splitlines()[-1])
+# Run in a fresh interpreter: imports torch, then forks a child per statement that may not load
+# lightning; imports lightning, then forks one per remaining statement. Each child prints the
+# sorted sys.modules after its statement (or its error) as one JSON line on a pipe.
+FORKING_CHECKER = """
+import json, os, sys, traceback
+
+def after(statement):
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.close(read)
+        try:
+            exec(statement, {})
+            answer = {"modules": sorted(sys.modules)}
+        except BaseException:
+            answer = {"error": traceback.format_exc()}
+        os.write(write, json.dumps(answer).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        answer = json.loads(pipe.read())
+    os.wait()
+    return answer
+
+groups = json.loads(sys.argv[1])
+found = {}
+import torch
+preloaded = {"torch": sorted(sys.modules)}
+found.update({statement: after(statement) for statement in groups["torch"]})
+import lightning
+preloaded["lightning"] = sorted(sys.modules)
+found.update({statement: after(statement) for statement in groups["lightning"]})
+print(json.dumps({"found": found, "preloaded": preloaded}))
+"""
 
 
 def matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -87,14 +112,43 @@ def matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
 
 
+def preload_of(forbidden: tuple[str, ...]) -> str:
+    """The heavy module the interpreter may have imported before a statement with `forbidden`."""
+    return "torch" if matching(["lightning"], forbidden) else "lightning"
+
+
+@pytest.fixture(scope="module")
+def loaded_after() -> dict[str, Any]:
+    """The sys.modules after each statement of GUARANTEES, each in a child forked from one
+    interpreter (run from the project root) that had imported only what the statement may load
+    anyway: torch, and lightning where it is allowed (a fresh interpreter per statement would
+    import them again, seconds each on 2 cores)."""
+    groups: dict[str, list[str]] = {"torch": [], "lightning": []}
+    for statement, _, forbidden in GUARANTEES:
+        groups[preload_of(forbidden)].append(statement)
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    result = subprocess.run(
+        [sys.executable, "-c", FORKING_CHECKER, json.dumps(groups)],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
 @pytest.mark.parametrize(("statement", "expected", "forbidden"), GUARANTEES)
 def test_one_import_loads_only_what_it_needs(
-    statement: str, expected: str, forbidden: tuple[str, ...]
+    loaded_after: dict[str, Any], statement: str, expected: str, forbidden: tuple[str, ...]
 ) -> None:
-    """A fresh interpreter running `statement` loads `expected` and none of `forbidden`."""
-    modules = loaded_after(statement)
-    assert expected in modules
-    assert matching(modules, forbidden) == []
+    """`statement` loads `expected` and none of `forbidden`, none of which the interpreter had
+    loaded before it."""
+    answer = loaded_after["found"][statement]
+    assert "error" not in answer, answer.get("error")
+    assert matching(loaded_after["preloaded"][preload_of(forbidden)], forbidden) == []
+    assert expected in answer["modules"]
+    assert matching(answer["modules"], forbidden) == []
 
 
 def type_checking_names(package: str) -> set[str]:
