@@ -138,6 +138,7 @@ def loaded_after() -> dict[str, Any]:
     return json.loads(result.stdout.splitlines()[-1])
 
 
+@pytest.mark.xdist_group("one_import")  # one worker runs the checker once for all seven
 @pytest.mark.parametrize(("statement", "expected", "forbidden"), GUARANTEES)
 def test_one_import_loads_only_what_it_needs(
     loaded_after: dict[str, Any], statement: str, expected: str, forbidden: tuple[str, ...]
