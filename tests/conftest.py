@@ -47,6 +47,7 @@ def device(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests of the installed copy share one worker, so the project is installed once."""
     for item in items:

@@ -229,3 +229,13 @@ def test_every_config_class_path_resolves() -> None:
     for path in paths:
         module, _, name = path.rpartition(".")
         assert isinstance(getattr(importlib.import_module(module), name), type), path
+
+
+@pytest.mark.xdist_group("loadgroup_check")
+def test_grouped_tests_carry_their_group_under_loadgroup(request: pytest.FixtureRequest) -> None:
+    """Under `--dist loadgroup` (the suite's default) a test marked with an xdist_group has the
+    group in its node id, which is how pytest-xdist sends a group to one worker (pytest 9.2
+    broke that silently: see the test extra's pin)."""
+    if not getattr(request.config.option, "loadgroup", False):  # what a worker is told
+        pytest.skip("not run with --dist loadgroup")
+    assert request.node.nodeid.endswith("@loadgroup_check")
