@@ -1,11 +1,16 @@
 """Independent retrainings through `train.py`, each on its own resampled training set, and the
 training and test losses read back from their CSV logs.
 
-Retraining k runs `python train.py fit --config ...` as a subprocess with
+Retraining k runs `python train.py fit --config ...` in a child process with
 `--seed_everything s_k --data.init_args.train_resample_seed s_k` (s_k = seed + k), a CSVLogger
 in its own folder instead of W&B (nothing touches the network), and, when a collection of
 distributions is given, the k-th value of that collection (cycling, so that each value is used
 equally often: the uniform prior of the paper's setting). Up to `workers` run at once.
+
+The children are forked from one warm server process (multiprocessing's forkserver) that
+imported the CLI once: each child runs `train.py`'s `main` on that command line, in its own
+folder, with its stdout and stderr in `stdout.log` / `stderr.log` there. A fresh interpreter
+per retraining would pay the import of Lightning (about 10 s on a 2-core CPU) every time.
 
 `run_retrainings` reports each start (with the child's pid) and each finished retraining to a
 `progress` callback. If it is interrupted (Ctrl-C: KeyboardInterrupt in the calling thread) or
@@ -17,14 +22,16 @@ after the call returns.
 from __future__ import annotations
 
 import csv
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +39,8 @@ from typing import Literal
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
 MetricKind = Literal["accuracy", "loss"]
 STOP_GRACE_SECONDS = 2.0
+# What the warm server imports once, before it forks the children.
+SERVER_PRELOAD = ["optiforge.cli"]
 
 
 @dataclass(frozen=True)
@@ -79,42 +88,98 @@ class Progress:
 
 
 class Children:
-    """The running `train.py` children, so that an interrupted diagnostic can stop them."""
+    """The running children, forked from the warm server (started on the first `start`, with
+    the environment `server_env`), so that an interrupted diagnostic can stop them. A child's
+    exit status is read once, by `wait` (its caller's thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, server_env: Mapping[str, str] | None = None) -> None:
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[str]] = set()
+        self._running: dict[multiprocessing.process.BaseProcess, threading.Event] = {}
+        self._server_env = dict(os.environ if server_env is None else server_env)
+        self._server_started = False
         self.stopping = False
 
-    def start(self, command: list[str], **kwargs: object) -> subprocess.Popen[str]:
-        """Popen `command`, registered; refused once `stop_all` has begun."""
+    def start(
+        self, target: Callable[..., None], *args: object
+    ) -> multiprocessing.process.BaseProcess:
+        """Fork `target(*args)` from the warm server, registered; refused once `stop_all` has
+        begun."""
         with self._lock:
             if self.stopping:
                 raise RuntimeError("stopped: the diagnostic was interrupted")
-            process = subprocess.Popen(command, **kwargs)  # type: ignore[call-overload]
-            self._running.add(process)
+            if not self._server_started:
+                start_server(self._server_env)
+                self._server_started = True
+            process = multiprocessing.get_context("forkserver").Process(target=target, args=args)
+            process.start()
+            self._running[process] = threading.Event()
             return process
 
-    def done(self, process: subprocess.Popen[str]) -> None:
+    def wait(self, process: multiprocessing.process.BaseProcess) -> int:
+        """Block until `process` has ended and been reaped; its exit status (negative: the
+        signal that ended it)."""
+        process.join()
         with self._lock:
-            self._running.discard(process)
+            ended = self._running.pop(process)
+        ended.set()
+        assert process.exitcode is not None
+        return process.exitcode
 
     def stop_all(self, grace: float = STOP_GRACE_SECONDS) -> None:
         """SIGINT every running child, SIGKILL those still alive after `grace` seconds, and
-        reap them all."""
+        return once their waiters have reaped them all."""
         with self._lock:
             self.stopping = True
-            running = list(self._running)
-        for process in running:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
+            running = list(self._running.items())
+        for process, ended in running:
+            if not ended.is_set() and process.pid is not None:
+                with suppress(ProcessLookupError):  # it has just ended
+                    os.kill(process.pid, signal.SIGINT)
         deadline = time.monotonic() + grace
-        for process in running:
-            try:
-                process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+        for process, ended in running:
+            if not ended.wait(max(0.0, deadline - time.monotonic())):
                 process.kill()
-                process.wait()
+                ended.wait()
+
+
+@contextmanager
+def environment(env: Mapping[str, str]) -> Iterator[None]:
+    """`os.environ` is `env` inside the block, and as before after it."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def start_server(env: Mapping[str, str]) -> None:
+    """Start the warm server (once per process) with the children's environment, so that its
+    interpreter has their hash seed, then import the CLI in it."""
+    multiprocessing.get_context("forkserver").set_forkserver_preload(SERVER_PRELOAD)
+    with environment(env):
+        multiprocessing.forkserver.ensure_running()
+
+
+def run_train_py(command: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
+    """A forked child's body: `command` (`python train.py ...`) run by `train.py`'s `main`,
+    in `cwd`, with `env`, its stdout and stderr in `cwd/stdout.log` and `cwd/stderr.log`."""
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    for descriptor, name in ((1, "stdout.log"), (2, "stderr.log")):
+        log = os.open(cwd / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(log, descriptor)
+        os.close(log)
+    import torch
+
+    torch.set_num_threads(int(env.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
+    from optiforge.cli import main
+
+    sys.argv = [str(TRAIN_PY), *command[2:]]
+    main()
 
 
 def retraining_command(
@@ -153,6 +218,14 @@ def logged_loss(metrics_csv: Path, split: str, metric: str, kind: MetricKind) ->
     return 1.0 - value if kind == "accuracy" else value
 
 
+def child_environment() -> dict[str, str]:
+    """This process's environment, offline, with a fixed hash seed and (unless set) one thread
+    per run, so that parallel runs do not oversubscribe the cores."""
+    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0"}
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
 def run_one(
     configs: Sequence[Path],
     index: int,
@@ -165,31 +238,23 @@ def run_one(
     progress: Progress | None = None,
 ) -> Retraining:
     """Train once through `train.py` and read back the final training and test losses."""
-    children = Children() if children is None else children
+    children = Children(child_environment()) if children is None else children
     run_dir = runs_dir / f"retraining-{index:03d}"
     run_dir.mkdir(parents=True, exist_ok=True)
     extra = distributions.arguments(index) if distributions else []
-    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0"}
-    env.setdefault("OMP_NUM_THREADS", "1")  # parallel runs must not oversubscribe the cores
     start = time.perf_counter()
-    process = children.start(
-        retraining_command(configs, seed, run_dir, extra),
-        cwd=run_dir,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    command = retraining_command(configs, seed, run_dir, extra)
+    process = children.start(run_train_py, command, run_dir, child_environment())
+    assert process.pid is not None
     if progress is not None:
         progress.started(index, seed, process.pid)
-    try:
-        _, stderr = process.communicate()
-    finally:
-        children.done(process)
+    status = children.wait(process)
     seconds = time.perf_counter() - start
-    if process.returncode != 0:
-        last = (stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"retraining {index} (seed {seed}) failed: {last}")
+    if status != 0:
+        lines = (run_dir / "stderr.log").read_text(errors="replace").strip().splitlines()
+        raise RuntimeError(
+            f"retraining {index} (seed {seed}) failed: {(lines or ['(no output)'])[-1]}"
+        )
     metrics_csv = run_dir / "metrics.csv"
     return Retraining(
         index=index,
@@ -216,7 +281,7 @@ def run_retrainings(
     """`retrainings` independent runs, up to `workers` at a time, in index order; on an
     interrupt or a failed run, the others are cancelled or stopped before the error goes on."""
     progress = Progress() if progress is None else progress
-    children = Children()
+    children = Children(child_environment())
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures = [
