@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optiforge.cli import one_line
-from tests.cli_helpers import DEFAULT_CONFIG, PROJECT_ROOT, config_args, run_cli, run_train_py
+from tests.cli_helpers import DEFAULT_CONFIG, config_args, run_cli, run_train_py
 from tests.wandb_offline_reader import artifact_names, config_keys, history_values, read_records
 
 
@@ -155,15 +153,3 @@ def test_one_line_joins_nested_parser_keys() -> None:
         "    - Expected a <class 'NoneType'>\n  Given value type: <class 'str'>\n"
     )
     assert one_line(message) == "data.batch_size: Expected a <class 'int'>. Got value: many"
-
-
-def test_import_loads_no_system(tmp_path: Path) -> None:
-    """`import train` loads no module, data module, graph library or W&B (they load on use)."""
-    heavy = ("optiforge.lightning_modules", "optiforge.datamodules", "optiforge.problems")
-    heavy += ("torch_geometric", "wandb")
-    code = f"import sys, train; print([m for m in {heavy!r} if m in sys.modules])"
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip() == "[]"
