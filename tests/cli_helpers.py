@@ -1,4 +1,4 @@
-"""Helpers to run `train.py` in-process or as a subprocess from tests."""
+"""Helpers to run `train.py` in-process or as its own process from tests."""
 
 from __future__ import annotations
 
@@ -6,17 +6,21 @@ import csv
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from optiforge.cli import OptiforgeCLI, main
+from optiforge.forked_train import Children
+from optiforge.forked_train import run_train_py as forked_train_py
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PY = PROJECT_ROOT / "train.py"
 CONFIG_DIR = PROJECT_ROOT / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
+OUTPUTS = ("stdout.log", "stderr.log")  # where a forked train.py run writes its output
 
 
 def config_args(*names: str) -> list[str]:
@@ -31,17 +35,21 @@ def run_cli(*args: str) -> OptiforgeCLI:
     return main(list(args))
 
 
-def run_train_py(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600):
-    """Run `python train.py ...` as a subprocess in `cwd`; returns the CompletedProcess."""
+def run_train_py(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    """`python train.py ...` in `cwd` as its own process, forked from the warm server
+    (`optiforge.forked_train`: the state of a fresh interpreter after `import optiforge.cli`,
+    without paying that import again); its exit status, stdout and stderr."""
     full_env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0", **(env or {})}
-    return subprocess.run(
-        [sys.executable, str(TRAIN_PY), *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    command = [sys.executable, str(TRAIN_PY), *args]
+    with tempfile.TemporaryDirectory(prefix="train-py-logs-") as folder:
+        logs = Path(folder)
+        children = Children(full_env)
+        process = children.start(forked_train_py, command, cwd, full_env, logs)
+        status = children.wait(process, timeout)
+        stdout, stderr = ((logs / name).read_text(errors="replace") for name in OUTPUTS)
+    return subprocess.CompletedProcess(command, status, stdout, stderr)
 
 
 def written_files(directory: Path) -> list[str]:

@@ -2,4 +2,5 @@
 
 from optiforge.algorithms.generalization.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -7,40 +7,33 @@ in its own folder instead of W&B (nothing touches the network), and, when a coll
 distributions is given, the k-th value of that collection (cycling, so that each value is used
 equally often: the uniform prior of the paper's setting). Up to `workers` run at once.
 
-The children are forked from one warm server process (multiprocessing's forkserver) that
-imported the CLI once: each child runs `train.py`'s `main` on that command line, in its own
-folder, with its stdout and stderr in `stdout.log` / `stderr.log` there. A fresh interpreter
+The children are forked from one warm server process that imported the CLI once
+(`optiforge.forked_train`): each child runs `train.py`'s `main` on that command line, in its
+own folder, with its stdout and stderr in `stdout.log` / `stderr.log` there. A fresh interpreter
 per retraining would pay the import of Lightning (about 10 s on a 2-core CPU) every time.
 
 `run_retrainings` reports each start (with the child's pid) and each finished retraining to a
 `progress` callback. If it is interrupted (Ctrl-C: KeyboardInterrupt in the calling thread) or
 one retraining fails, the queued retrainings are cancelled and the running children are
-stopped: SIGINT, then SIGKILL after `STOP_GRACE_SECONDS`, so that nothing keeps training
-after the call returns.
+stopped: SIGINT, then SIGKILL after 2 s (`forked_train.STOP_GRACE_SECONDS`), so that nothing
+keeps training after the call returns.
 """
 
 from __future__ import annotations
 
 import csv
-import multiprocessing
-import multiprocessing.forkserver
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
+from optiforge.forked_train import TRAIN_PY, Children, run_train_py
+
 MetricKind = Literal["accuracy", "loss"]
-STOP_GRACE_SECONDS = 2.0
-# What the warm server imports once, before it forks the children.
-SERVER_PRELOAD = ["optiforge.cli"]
 
 
 @dataclass(frozen=True)
@@ -85,101 +78,6 @@ class Progress:
 
     def finished(self, run: Retraining, done: int, total: int) -> None:
         """`run` finished; `done` of `total` retrainings have finished."""
-
-
-class Children:
-    """The running children, forked from the warm server (started on the first `start`, with
-    the environment `server_env`), so that an interrupted diagnostic can stop them. A child's
-    exit status is read once, by `wait` (its caller's thread)."""
-
-    def __init__(self, server_env: Mapping[str, str] | None = None) -> None:
-        self._lock = threading.Lock()
-        self._running: dict[multiprocessing.process.BaseProcess, threading.Event] = {}
-        self._server_env = dict(os.environ if server_env is None else server_env)
-        self._server_started = False
-        self.stopping = False
-
-    def start(
-        self, target: Callable[..., None], *args: object
-    ) -> multiprocessing.process.BaseProcess:
-        """Fork `target(*args)` from the warm server, registered; refused once `stop_all` has
-        begun."""
-        with self._lock:
-            if self.stopping:
-                raise RuntimeError("stopped: the diagnostic was interrupted")
-            if not self._server_started:
-                start_server(self._server_env)
-                self._server_started = True
-            process = multiprocessing.get_context("forkserver").Process(target=target, args=args)
-            process.start()
-            self._running[process] = threading.Event()
-            return process
-
-    def wait(self, process: multiprocessing.process.BaseProcess) -> int:
-        """Block until `process` has ended and been reaped; its exit status (negative: the
-        signal that ended it)."""
-        process.join()
-        with self._lock:
-            ended = self._running.pop(process)
-        ended.set()
-        assert process.exitcode is not None
-        return process.exitcode
-
-    def stop_all(self, grace: float = STOP_GRACE_SECONDS) -> None:
-        """SIGINT every running child, SIGKILL those still alive after `grace` seconds, and
-        return once their waiters have reaped them all."""
-        with self._lock:
-            self.stopping = True
-            running = list(self._running.items())
-        for process, ended in running:
-            if not ended.is_set() and process.pid is not None:
-                with suppress(ProcessLookupError):  # it has just ended
-                    os.kill(process.pid, signal.SIGINT)
-        deadline = time.monotonic() + grace
-        for process, ended in running:
-            if not ended.wait(max(0.0, deadline - time.monotonic())):
-                process.kill()
-                ended.wait()
-
-
-@contextmanager
-def environment(env: Mapping[str, str]) -> Iterator[None]:
-    """`os.environ` is `env` inside the block, and as before after it."""
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-def start_server(env: Mapping[str, str]) -> None:
-    """Start the warm server (once per process) with the children's environment, so that its
-    interpreter has their hash seed, then import the CLI in it."""
-    multiprocessing.get_context("forkserver").set_forkserver_preload(SERVER_PRELOAD)
-    with environment(env):
-        multiprocessing.forkserver.ensure_running()
-
-
-def run_train_py(command: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
-    """A forked child's body: `command` (`python train.py ...`) run by `train.py`'s `main`,
-    in `cwd`, with `env`, its stdout and stderr in `cwd/stdout.log` and `cwd/stderr.log`."""
-    os.chdir(cwd)
-    os.environ.clear()
-    os.environ.update(env)
-    for descriptor, name in ((1, "stdout.log"), (2, "stderr.log")):
-        log = os.open(cwd / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(log, descriptor)
-        os.close(log)
-    import torch
-
-    torch.set_num_threads(int(env.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
-    from optiforge.cli import main
-
-    sys.argv = [str(TRAIN_PY), *command[2:]]
-    main()
 
 
 def retraining_command(
