@@ -1,13 +1,16 @@
 """`python train.py ...` runs as child processes forked from one warm server that imported
-the CLI once (multiprocessing's forkserver, preloading `optiforge.cli`).
+the CLI once (multiprocessing's forkserver, preloading `optiforge.forked_train_server`).
 
 A fresh interpreter per run pays the import of Lightning, about 10 s on a 2-core CPU; a child
 forked from the server starts in a fraction of a second, with the state a fresh interpreter has
 after `import optiforge.cli` and nothing more. Each child runs `train.py`'s `main` on its
 command line, in its own folder, with its own environment, its stdout and stderr in two files.
 The server starts once per process, with the environment of its first caller (its interpreter
-keeps that hash seed). Lightning's DDP launcher starts the other ranks of a child as fresh
-`python train.py ...` processes, as it does for a command typed in a shell.
+keeps that hash seed), and ends, at once, with that process. As with any multiprocessing start
+method but fork, a script that starts children must guard its work with
+`if __name__ == "__main__":` (each child imports the script's main module). Lightning's DDP
+launcher starts the other ranks of a child as fresh `python train.py ...` processes, as it does
+for a command typed in a shell.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 TRAIN_PY = Path(__file__).resolve().parents[1] / "train.py"
 STOP_GRACE_SECONDS = 2.0
 # What the warm server imports once, before it forks the children.
-SERVER_PRELOAD = ["optiforge.cli"]
+SERVER_PRELOAD = ["optiforge.forked_train_server"]
 
 
 class Children:
