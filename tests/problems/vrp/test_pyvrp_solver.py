@@ -71,8 +71,8 @@ def sub_instance(arrays: dict[str, np.ndarray], nodes: list[int]) -> dict[str, n
 
 def brute_force(batch: VRPBatch) -> tuple[float, list[int]]:
     """Optimal cost and solution: every order of the customers split optimally into consecutive
-    routes (every solution is an order split into routes); each route is judged by the
-    validator on the instance restricted to the depot and that route."""
+    routes (every solution is an order split into routes); each route within the capacity is
+    judged by the validator on the instance restricted to the depot and that route."""
     n = batch.num_nodes - 1
     arrays = {f.name: getattr(batch, f.name)[0].double().numpy() for f in fields(batch)}
     route_costs: dict[tuple[int, ...], float] = {}
@@ -80,6 +80,12 @@ def brute_force(batch: VRPBatch) -> tuple[float, list[int]]:
     def route_cost(route: tuple[int, ...]) -> float:
         if route not in route_costs:
             sub = sub_instance(arrays, [0, *route])
+            # more linehaul or backhaul demand than the capacity fails in every variant: no
+            # need to ask the validator (it would say the same, thousands of times)
+            over = max(sub["linehaul_demand"].sum(), sub["backhaul_demand"].sum())
+            if over > arrays["capacity"]:
+                route_costs[route] = math.inf
+                return math.inf
             try:
                 route_costs[route] = validate(sub, [0, *range(1, len(route) + 1), 0])
             except InfeasibleSolution:
