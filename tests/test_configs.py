@@ -73,7 +73,8 @@ EXPERIMENTS = sorted(
 EXPERIMENTS = [list(files) for files in EXPERIMENTS]
 
 # Per config folder: arguments that keep a fast_dev_run fast (FSNet's and MTL-KD's evaluation
-# splits would otherwise solve hundreds of reference instances before the first step).
+# splits would otherwise solve hundreds of reference instances before the first step; the
+# Llama LM's evaluation batch is 128 windows of 512 characters).
 FAST_DEV_OVERRIDES = {
     "fsnet": [
         *("--data.init_args.train_size", "16", "--data.init_args.val_size", "4"),
@@ -84,6 +85,7 @@ FAST_DEV_OVERRIDES = {
         *("--data.init_args.train_size", "4", "--data.init_args.val_size", "2"),
         *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "2"),
     ],
+    "kv": ["--data.init_args.batch_size", "2", "--data.init_args.eval_batch_size", "2"],
     "mtlkd": [
         *("--data.init_args.batch_size", "12", "--data.init_args.val_instances", "2"),
         *("--data.init_args.test_instances", "2", "--data.init_args.reference_iterations", "10"),
