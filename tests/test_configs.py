@@ -77,8 +77,8 @@ EXPERIMENTS = [list(files) for files in EXPERIMENTS]
 # Llama LM's evaluation batch is 128 windows of 512 characters).
 FAST_DEV_OVERRIDES = {
     "fsnet": [
-        *("--data.init_args.train_size", "16", "--data.init_args.val_size", "4"),
-        *("--data.init_args.test_size", "4", "--data.init_args.batch_size", "8"),
+        *("--data.init_args.train_size", "16", "--data.init_args.val_size", "2"),
+        *("--data.init_args.test_size", "2", "--data.init_args.batch_size", "8"),
         *("--data.init_args.cache_dir", "null"),
     ],
     "hephaestus": [
