@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,10 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from optiforge import cli as cli_module
 from optiforge.cli import one_line
-from tests.cli_helpers import DEFAULT_CONFIG, config_args, run_cli, run_train_py
+from tests.cli_helpers import CONFIG_DIR, DEFAULT_CONFIG, config_args, run_cli, run_train_py
+from tests.test_configs import smoke_overrides
 from tests.wandb_offline_reader import artifact_names, config_keys, history_values, read_records
 
 
@@ -153,3 +156,34 @@ def test_one_line_joins_nested_parser_keys() -> None:
         "    - Expected a <class 'NoneType'>\n  Given value type: <class 'str'>\n"
     )
     assert one_line(message) == "data.batch_size: Expected a <class 'int'>. Got value: many"
+
+
+# Lines Lightning prints that say nothing about a run of this CLI (optiforge.cli explains why).
+KNOWN_NOISE = ("will be overridden by", "`IterableDataset` has `__len__` defined", "Total FLOPs")
+
+
+def noise_of_two_runs(capfd: pytest.CaptureFixture[str]) -> list[str]:
+    """The known noise printed or warned by a FSNet fit (its module's own configure_optimizers
+    replaced by the config's `optimizer`) and a VRP teacher fit (an iterable dataset with a
+    length), each with a model summary that counted no FLOPs."""
+    caps = ["--trainer.max_steps", "1", "--trainer.limit_val_batches", "1"]
+    caps += ["--trainer.logger", "false", "--test_after_fit", "false"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for names in (("fsnet/base", "fsnet/convex_qp"), ("mtlkd/base", "mtlkd/teacher_cvrp")):
+            files = [CONFIG_DIR / f"{name}.yaml" for name in names]
+            run_cli("fit", *config_args(*names), *smoke_overrides(files), *caps)
+    output = capfd.readouterr()
+    text = "\n".join([output.out, output.err, *(str(w.message) for w in caught)])
+    assert text.count("Trainable params") == 2  # both summaries were printed
+    return [noise for noise in KNOWN_NOISE if noise in text]
+
+
+def test_known_noise_lines_are_not_printed(
+    in_tmp_dir: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """None of the three lines comes out of the CLI; with its warning filters switched off, the
+    two warnings do (so the runs are ones that would print them)."""
+    assert noise_of_two_runs(capfd) == []
+    monkeypatch.setattr(cli_module, "IGNORED_WARNINGS", ())
+    assert noise_of_two_runs(capfd) == list(KNOWN_NOISE[:2])
