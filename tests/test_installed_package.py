@@ -19,16 +19,19 @@ class CountSteps(L.Callback):
         CountSteps.steps += 1
 """
 USER_SCRIPT = """
+import importlib
 import sys
 
 import lightning as L
 import torch
 
-import datamodules  # the user's own modules, not optiforge's
-import optimizers
-from callbacks import CountSteps
 from optiforge.callbacks import LatestCheckpoint
 from optiforge.optimizers import BayesCurvature
+
+# The user's own modules beside this script, named as optiforge's folders are: they must win.
+datamodules = importlib.import_module("datamodules")
+optimizers = importlib.import_module("optimizers")
+CountSteps = importlib.import_module("callbacks").CountSteps
 
 
 class Regression(L.LightningModule):
