@@ -52,7 +52,7 @@ class Children:
         begun."""
         with self._lock:
             if self.stopping:
-                raise RuntimeError("stopped: the diagnostic was interrupted")
+                raise RuntimeError("stopped: the runs were interrupted")
             if not self._server_started:
                 start_server(self._server_env)
                 self._server_started = True
@@ -67,10 +67,10 @@ class Children:
         """Block until `process` has ended and been reaped; its exit status (negative: the
         signal that ended it). After `timeout` seconds it is killed and TimeoutError raised."""
         process.join(timeout)
-        if process.exitcode is None:
+        timed_out = process.exitcode is None
+        if timed_out:
             process.kill()
             process.join()
-        timed_out = process.exitcode == -signal.SIGKILL and timeout is not None
         with self._lock:
             ended = self._running.pop(process)
         ended.set()
