@@ -3,7 +3,7 @@
 Each prompt is `length` characters of tinyshakespeare training text (the text the LM was trained
 on) with `pairs` random key-value lines "\\nKEYS: vals.\\n" at random depths (one by default,
 the paper's single needle), then the query "\\nKEYS: " for one of them
-(`lightning_modules.kv_lm.needles`). The haystack is prefilled under
+(`problems.needles`). The haystack is prefilled under
 a press (every layer's cache compressed), the query is fed after it against the compressed
 cache (kvpress's pipeline convention: the presses do not see the question), and the greedy
 4-character answer must equal the value exactly. Before the presses, the model's ability to
@@ -43,8 +43,8 @@ from optiforge.benchmarks.figures import new_figure, save
 from optiforge.benchmarks.harness import Benchmark, Run
 from optiforge.benchmarks.kv_lm_data import llama_and_data
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule
-from optiforge.lightning_modules.kv_lm.needles import NeedleTask, needle_task
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED
+from optiforge.problems.needles import NeedleTask, needle_task
 
 RATES = (1 / 2, 1 / 4, 1 / 8, 1 / 16)
 SINKS, WINDOW = 16, 64  # the authors' press

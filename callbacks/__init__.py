@@ -10,12 +10,14 @@ if TYPE_CHECKING:
     from optiforge.callbacks.fit_summary import FitSummary
     from optiforge.callbacks.latest_checkpoint import LatestCheckpoint
     from optiforge.callbacks.model_summary import CompactModelSummary
+    from optiforge.callbacks.needle_retrieval import NeedleRetrieval
     from optiforge.callbacks.optimizer_adapter import OptimizerAdapter
     from optiforge.callbacks.save_config import LoggerSaveConfigCallback
     from optiforge.callbacks.vrp_route_plot import VRPRoutePlot
     from optiforge.callbacks.wandb_logger import OptiforgeWandbLogger, resolve_wandb_mode
 
 __all__ = [
+    "NeedleRetrieval",
     "CompactModelSummary",
     "FitSummary",
     "LatestCheckpoint",
@@ -29,6 +31,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "optiforge.callbacks.needle_retrieval": ("NeedleRetrieval",),
         "optiforge.callbacks.fit_summary": ("FitSummary",),
         "optiforge.callbacks.latest_checkpoint": ("LatestCheckpoint",),
         "optiforge.callbacks.model_summary": ("CompactModelSummary",),

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from optiforge.datamodules.compas_fairness import CompasFairnessDataModule
     from optiforge.datamodules.constrained_problems import ConstrainedProblemDataModule
     from optiforge.datamodules.convection import ConvectionDataModule
+    from optiforge.datamodules.copying_text import CopyingDataModule
     from optiforge.datamodules.digits import DigitsDataModule
     from optiforge.datamodules.digits_interpolation import DigitsInterpolationDataModule
     from optiforge.datamodules.permutation_teacher import PermutationTeacherDataModule
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from optiforge.datamodules.vrp import VRPDataModule
 
 __all__ = [
+    "CopyingDataModule",
     "CompasDataModule",
     "CompasFairnessDataModule",
     "ConstrainedProblemDataModule",
@@ -38,6 +40,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "optiforge.datamodules.copying_text": ("CopyingDataModule",),
         "optiforge.datamodules.compas": ("CompasDataModule",),
         "optiforge.datamodules.compas_fairness": ("CompasFairnessDataModule",),
         "optiforge.datamodules.constrained_problems": ("ConstrainedProblemDataModule",),

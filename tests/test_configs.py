@@ -103,6 +103,7 @@ WEIGHT_OVERRIDES = {
 # recipe runs on CPU without its n = 100 teachers (trained by the model card's recipe).
 TWO_VARIANTS = ("--data.init_args.eval_variants", "[CVRP, OVRPBLTW]")
 FILE_OVERRIDES = {
+    "kv/needle_copying.yaml": ["--data.init_args.retrieval_tasks", "2"],
     "mtlkd/student.yaml": [*TWO_VARIANTS],
     "mtlkd/mtpomo.yaml": [*TWO_VARIANTS],
     "mtlkd/student_gpu_n100.yaml": [

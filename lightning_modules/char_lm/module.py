@@ -68,15 +68,20 @@ class CharLanguageModel(L.LightningModule):
         logits = self(ids)
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
-    def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
-        """Per-window losses (the mean over a window's characters; windows are of equal length,
-        so their mean is the batch's mean loss) reduced as the optimizer's sharpness pass asks
-        (`optiforge.optimizers.sharpness_pass`): m-SAM, n-SAM and RW-SAM train on this module
-        as on the classifier. Logged once per step, at the unperturbed weights."""
+    def training_step(self, batch: tuple[Tensor, ...], batch_idx: int) -> Tensor:
+        """Per-window losses (the mean over a window's characters, or their weighted mean when
+        the batch is (inputs, targets, weights [B, T]), e.g. `CopyingDataModule`'s) reduced as
+        the optimizer's sharpness pass asks (`optiforge.optimizers.sharpness_pass`): m-SAM,
+        n-SAM and RW-SAM train on this module as on the classifier. Logged once per step, at
+        the unperturbed weights."""
         sharp = sharpness_pass(self.trainer.optimizers)
-        ids, targets = sharp.select(batch)
+        ids, targets, *weights = sharp.select(batch)
         logits = self(ids)
-        losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").mean(dim=1)
+        losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+        if weights:  # (inputs, targets, weights): a window's weighted mean
+            losses = (losses * weights[0]).sum(dim=1) / weights[0].sum(dim=1)
+        else:
+            losses = losses.mean(dim=1)
         if sharp.log:
             self.log(
                 "train/loss",

@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path, PurePosixPath
+
 from optiforge.lightning_modules.char_lm.module import CharLanguageModel
 from optiforge.lightning_modules.kv_lm.model import LlamaCharNet
+from optiforge.lightning_modules.weights_file import load_into, read_weights_file
+
+SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
+SHIPPED_PREFIX = PurePosixPath("weights/kv_lm")
+
+
+def resolve_weights(path: str | Path) -> Path:
+    """`path` if it exists; else, for a relative `weights/kv_lm/<name>.pt`, the shipped file of
+    that name (package data); else `path` unchanged (the reader reports it)."""
+    path = Path(path)
+    relative = PurePosixPath(path.as_posix())
+    shipped = SHIPPED_DIR / relative.name
+    if not path.exists() and relative.parent == SHIPPED_PREFIX and shipped.is_file():
+        return shipped
+    return path
 
 
 class LlamaCharLanguageModel(CharLanguageModel):
@@ -19,6 +36,10 @@ class LlamaCharLanguageModel(CharLanguageModel):
         n_heads: attention heads (as many key/value heads: no grouped-query attention).
         n_layers: decoder layers.
         intermediate_size: SwiGLU hidden width.
+        weights: a weights file of this model to start from (e.g. the shipped
+            `weights/kv_lm/llama_char_tinyshakespeare.pt`); its recorded arguments must equal
+            the ones above (checked, one line if not). Not a saved hyperparameter: a file
+            exported from the run stands alone.
     """
 
     def __init__(
@@ -29,9 +50,15 @@ class LlamaCharLanguageModel(CharLanguageModel):
         n_heads: int = 4,
         n_layers: int = 4,
         intermediate_size: int = 384,
+        weights: str | None = None,
     ) -> None:
         super(CharLanguageModel, self).__init__()
-        self.save_hyperparameters()
+        self.save_hyperparameters(ignore=["weights"])
         self.net = LlamaCharNet(
             vocab_size, context_length, d_model, n_heads, n_layers, intermediate_size
         )
+        if weights is not None:
+            start = read_weights_file(
+                resolve_weights(weights), "model.init_args.weights", expected=LlamaCharLanguageModel
+            )
+            load_into(start, self, "model.init_args.weights")

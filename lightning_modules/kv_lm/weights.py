@@ -7,6 +7,7 @@ text needs no datamodule), `epoch`, `global_step` and the best validation bits p
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +27,23 @@ def export_weights(
 ) -> dict[str, Any]:
     """Write the weights file of a Lightning checkpoint of `LlamaCharLanguageModel`;
     `metadata` gives the training command, commit, data convention and results (the best
-    validation score is recorded as `val_bpc`). Returns the file's metadata."""
+    validation bits per character, when the run monitored `val/bpc`, is recorded as `val_bpc`,
+    else NaN unless `metadata` gives it). Returns the file's metadata."""
     saved = read_checkpoint(checkpoint)
     scores = [
         state["best_model_score"]
         for state in saved["callbacks"].values()
-        if isinstance(state, dict) and state.get("best_model_score") is not None
+        if isinstance(state, dict)
+        and state.get("best_model_score") is not None
+        and state.get("monitor") == "val/bpc"
     ]
-    vocab = (
-        saved["TinyShakespeareDataModule"]["vocab"] if "TinyShakespeareDataModule" in saved else ""
+    vocab = next(  # the char datamodule's state (TinyShakespeare- or CopyingDataModule)
+        (
+            state["vocab"]
+            for state in saved.values()
+            if isinstance(state, dict) and "vocab" in state
+        ),
+        "",
     )
     init_args = {
         name: value
@@ -65,3 +74,30 @@ def load_weights(path: str | Path = SHIPPED) -> tuple[LlamaCharLanguageModel, di
     if missing:
         raise ValueError(f"weights: {weights.path}: metadata lacks {missing}")
     return weights.build(), weights.metadata
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The export command's arguments."""
+    parser = argparse.ArgumentParser(
+        prog="python -m optiforge.lightning_modules.kv_lm.weights",
+        description="Write the weights file (optiforge-weights format) of a char LM checkpoint.",
+    )
+    parser.add_argument("checkpoint", help="a Lightning checkpoint of LlamaCharLanguageModel")
+    parser.add_argument("out", help="the weights file to write")
+    parser.add_argument("--training-command", default="not recorded", help="what trained it")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m optiforge.lightning_modules.kv_lm.weights CKPT OUT`: export a checkpoint of
+    `LlamaCharLanguageModel`; a bad checkpoint ends in one line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        export_weights(args.checkpoint, args.out, training_command=args.training_command)
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+
+
+if __name__ == "__main__":
+    main()

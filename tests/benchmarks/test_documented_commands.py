@@ -13,9 +13,6 @@ from optiforge.benchmarks.harness.record import ROOT
 
 INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 COMMAND = re.compile(r"python -m optiforge\.benchmarks(?:\.(\w+)| run (\w+))((?:\\\n|[^\n`|;&#])*)")
-# A fine-tuning tool with its own command line, not a benchmark (tests/benchmarks/
-# test_kv_needles.py parses its documented commands): only checked to name an existing module.
-OWN_COMMAND_LINE = {"kv_needle_finetune"}
 
 
 def documented() -> list[tuple[str, str, list[str]]]:
@@ -51,9 +48,6 @@ def test_no_command_names_the_bare_package() -> None:
 @pytest.mark.parametrize(("where", "name", "arguments"), COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_documented_command_parses(where: str, name: str, arguments: list[str]) -> None:
     """A registered name whose options parse and pass the value checks (the data a user brings
-    need not be here); a tool with its own command line must exist."""
-    if name in OWN_COMMAND_LINE:
-        assert (ROOT / "benchmarks" / f"{name}.py").is_file(), where
-        return
+    need not be here)."""
     assert name in registry.NAMES, f"{where}: {name} is no registered benchmark"
     cli.parse(["run", name, *arguments], data_present=False)

@@ -15,10 +15,10 @@ import torch  # noqa: E402
 from optiforge.algorithms.kv_compression import UniformHalving  # noqa: E402
 from optiforge.algorithms.kv_compression.press import BalanceKVPress, CompressorPress  # noqa: E402
 from optiforge.benchmarks import kv_compression_needle as needle  # noqa: E402
-from optiforge.benchmarks.kv_needle_finetune import greedy  # noqa: E402
+from optiforge.callbacks.needle_retrieval import greedy_answers  # noqa: E402
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule  # noqa: E402
-from optiforge.lightning_modules.kv_lm.needles import needle_task  # noqa: E402
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights  # noqa: E402
+from optiforge.problems.needles import needle_task  # noqa: E402
 from tests.benchmarks.smoke_run import run_smoke  # noqa: E402
 
 
@@ -74,4 +74,5 @@ def test_cached_greedy_answers_equal_full_recomputation(setting: tuple) -> None:
     model, data, _, tasks = setting
     ids = torch.stack([data.encode(task.prompt) for task in tasks])
     cached, _ = needle.answer(model, None, ids[:, :-7], ids[:, -7:])
-    assert torch.equal(cached, greedy(model, ids, 4))
+    full = greedy_answers(lambda batch: model(input_ids=batch).logits, ids, 4, len(ids))
+    assert torch.equal(cached, full)

@@ -6,7 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from optiforge.benchmarks.scion_lr_sweep import grid, stable_points
+from optiforge.benchmarks.scion_lr_optimizers import grid
+from optiforge.benchmarks.scion_lr_sweep import stable_points
 from tests.benchmarks.smoke_run import run_smoke
 
 OPTIMIZERS = {"AdamW", "UnconstrainedScion", "UnconstrainedClippedScion", "Scion", "ClippedScion"}

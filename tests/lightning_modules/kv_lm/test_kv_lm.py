@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import lightning as L
 import pytest
 import torch
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, TensorDataset
 
 from optiforge.lightning_modules.classifier import Classifier
 from optiforge.lightning_modules.kv_lm.model import LlamaCharNet, llama_config
-from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel
+from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel, resolve_weights
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, export_weights, load_weights
 from optiforge.lightning_modules.weights_file import save_weights_file
 
@@ -52,7 +55,8 @@ def test_a_few_steps_learn_a_repeating_text() -> None:
 
 
 def test_weights_round_trip_and_bad_files(tmp_path: Path) -> None:
-    """export -> load gives the same logits and records the vocabulary and score; a missing or
+    """export -> load gives the same logits and records the vocabulary (of any char datamodule)
+    and the val/bpc score (not another monitor's); a missing or
     foreign file, or one of another model class, is a ValueError naming the weights."""
     torch.manual_seed(0)
     model = LlamaCharLanguageModel(65, 64, 32, 2, 2, 48)
@@ -63,8 +67,17 @@ def test_weights_round_trip_and_bad_files(tmp_path: Path) -> None:
             "hyper_parameters": {**model.hparams, "_class_path": "x"},
             "epoch": 3,
             "global_step": 40,
-            "callbacks": {"ModelCheckpoint": {"best_model_score": torch.tensor(2.5)}},
-            "TinyShakespeareDataModule": {"vocab": "ab"},
+            "callbacks": {
+                "ModelCheckpoint{'monitor': 'val/bpc'}": {
+                    "monitor": "val/bpc",
+                    "best_model_score": torch.tensor(2.5),
+                },
+                "ModelCheckpoint{'monitor': 'val/needle_exact_match'}": {
+                    "monitor": "val/needle_exact_match",
+                    "best_model_score": torch.tensor(0.75),
+                },
+            },
+            "CopyingDataModule": {"vocab": "ab"},
         },
         checkpoint,
     )
@@ -105,3 +118,52 @@ def test_shipped_model_matches_its_card_and_attends_unevenly() -> None:
     probs = torch.softmax(logits, -1)
     entropy = -(probs * probs.log()).sum(-1).mean().item()
     assert entropy < 0.8 * math.log(256)
+
+
+def test_warm_start_loads_the_file_and_is_not_a_hyperparameter(tmp_path: Path) -> None:
+    """`weights` copies a file's weights exactly and is not saved with the hyperparameters (an
+    exported run stands alone); another architecture is refused naming the field; the shipped
+    file is found under its relative name."""
+    torch.manual_seed(0)
+    source = LlamaCharLanguageModel(65, 64, 32, 2, 2, 48)
+    path = tmp_path / "start.pt"
+    card = {"training_command": "x", "commit": "x", "data": "x", "results": []}
+    save_weights_file(path, LlamaCharLanguageModel, dict(source.hparams), source.state_dict(), card)
+    started = LlamaCharLanguageModel(65, 64, 32, 2, 2, 48, weights=str(path))
+    for name, value in source.state_dict().items():
+        assert torch.equal(started.state_dict()[name], value)
+    assert "weights" not in started.hparams
+    with pytest.raises(ValueError, match="model.init_args.weights: .*start.pt has n_layers=2"):
+        LlamaCharLanguageModel(65, 64, 32, 2, 3, 48, weights=str(path))
+    assert resolve_weights("weights/kv_lm/llama_char_tinyshakespeare.pt") == SHIPPED
+    assert resolve_weights("weights/kv_lm/none.pt") == Path("weights/kv_lm/none.pt")
+
+
+class PlainSGD(LlamaCharLanguageModel):
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.5)
+
+
+def test_weighted_batches_train_on_each_windows_weighted_mean() -> None:
+    """One SGD step on (inputs, targets, weights) moves the weights by the gradient of the mean
+    over windows of sum(w * ce) / sum(w), computed here by hand."""
+    torch.manual_seed(0)
+    model = PlainSGD(65, 16, 32, 2, 1, 48)
+    ids = torch.randint(65, (4, 17))
+    weights = torch.rand(4, 16) * 3 + 0.5
+    reference = PlainSGD(65, 16, 32, 2, 1, 48)
+    reference.load_state_dict(model.state_dict())
+    ce = F.cross_entropy(reference(ids[:, :-1]).transpose(1, 2), ids[:, 1:], reduction="none")
+    loss = ((ce * weights).sum(1) / weights.sum(1)).mean()
+    grads = torch.autograd.grad(loss, list(reference.parameters()))
+    trainer = L.Trainer(
+        accelerator="cpu",
+        max_steps=1,
+        logger=False,
+        enable_progress_bar=False,
+        enable_checkpointing=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(model, DataLoader(TensorDataset(ids[:, :-1], ids[:, 1:], weights), batch_size=4))
+    for p, q, g in zip(model.parameters(), reference.parameters(), grads, strict=True):
+        torch.testing.assert_close(p.detach(), q.detach() - 0.5 * g, rtol=1e-5, atol=1e-6)

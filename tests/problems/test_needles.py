@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import random
-import re
-import shlex
 import string
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optiforge.benchmarks import kv_needle_finetune as needle_finetune
-from optiforge.lightning_modules.kv_lm.needles import (
+from optiforge.problems.needles import (
     haystack,
     needle_line,
     needle_task,
     random_pairs,
+    repeat_document,
     training_document,
 )
-from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights
 
 FILLER = "".join(random.Random(0).choices(string.ascii_lowercase + " \n", k=3000))
 
@@ -60,45 +56,27 @@ def test_task_and_control_by_hand() -> None:
 
 
 def test_training_document_repeats_every_pair() -> None:
-    """Each pair's line appears twice, the second time in the tail of repeats."""
+    """Each pair's line appears twice, the second time in the tail of repeats; the copy-only
+    positions are exactly the characters of the repeated values."""
     rng = random.Random(4)
-    document = training_document(FILLER, rng, 150, 3)
+    document, copied = training_document(FILLER, rng, 150, 3)
     lines = [line for line in document.split("\n") if line[:4].isupper() and ": " in line]
     assert len(document) == 150 and len(lines) == 6 and sorted(lines[:3]) == sorted(lines[3:])
+    tail_values = "".join(line.split(": ")[1].rstrip(".") for line in lines[3:])
+    assert "".join(document[i] for i in copied) == tail_values and len(copied) == 12
+    assert min(copied) > document.index(lines[2]) and copied == sorted(copied)
+
+
+def test_repeat_document_by_hand() -> None:
+    """A unit repeated to the length; the positions after its first occurrence are marked."""
+    text, copied = repeat_document(random.Random(0), 30, shortest=7, longest=7)
+    unit = text[:7]
+    assert text == (unit * 5)[:30] and unit.islower() and copied == list(range(7, 30))
+    with pytest.raises(ValueError, match="longest < length"):
+        repeat_document(random.Random(0), 10, longest=10)
 
 
 def test_too_short_a_haystack_names_length() -> None:
     """A length without room for the needles is refused naming `length`."""
     with pytest.raises(ValueError, match="length must leave room for the needles"):
         haystack(FILLER, random.Random(0), 20, random_pairs(random.Random(0), 3))
-
-
-def test_finetune_writes_loadable_weights(tmp_path: Path) -> None:
-    """Two steps on tiny documents: a weights file that load_weights reads, two steps more than
-    the shipped model, its evaluation rows in [0, 1]; a zero step count names --steps."""
-    out = tmp_path / "needle.pt"
-    found = needle_finetune.main(
-        ["--steps", "2", "--batch", "2", "--length", "64", "--eval-every", "1"]
-        + ["--eval-tasks", "2", "--out", str(out)]
-    )
-    _, card = load_weights(out)
-    assert card["global_step"] == load_weights(SHIPPED)[1]["global_step"] + 2
-    assert [row["step"] for row in found["history"]] == [1, 2]
-    assert all(0.0 <= row["needle_accuracy"] <= 1.0 for row in found["history"])
-    with pytest.raises(SystemExit):
-        needle_finetune.main(["--steps", "0"])
-
-
-def test_documented_finetune_commands_parse() -> None:
-    """Every `python -m ...needle_finetune` command in README.md and docs/ parses (at least one
-    is documented)."""
-    root = Path(__file__).resolve().parents[2]
-    pattern = re.compile(r"python -m optiforge\.benchmarks\.kv_needle_finetune([^\n`]*)")
-    found = [
-        shlex.split(match.group(1))
-        for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]
-        for match in pattern.finditer(path.read_text())
-    ]
-    assert found
-    for arguments in found:
-        needle_finetune.make_parser().parse_args(arguments)

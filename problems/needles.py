@@ -3,8 +3,8 @@
 A needle is the line "\\nKEYS: vals.\\n" (`key_length` capitals, `value_length` lowercase
 letters, drawn at random); a prompt is filler text with `pairs` needles inserted at random
 depths, ending in the query "\\nKEYS: " for one of them; the answer is its value. Only the
-characters of the char LM's vocabulary are used. `training_document` is the fine-tuning text:
-the same haystack followed by every pair again, so the repeated values teach the copy.
+characters of the char LM's vocabulary are used. `training_document` and `repeat_document` are
+fine-tuning texts whose marked characters can only be predicted by copying from the context.
 """
 
 from __future__ import annotations
@@ -84,14 +84,36 @@ def needle_task(
 
 def training_document(
     filler: str, rng: random.Random, length: int, pairs: int, repeats: int = 1
-) -> str:
+) -> tuple[str, list[int]]:
     """A haystack followed by every pair's line `repeats` times more (shuffled each time):
-    `length` characters of fine-tuning text whose repeated values can only be copied."""
+    `length` characters of fine-tuning text, and the positions of the repeated values, the
+    characters that only copying from the context can predict."""
     drawn = random_pairs(rng, pairs)
-    repeats = [
-        needle_line(key, value)
+    lines = [
+        (key, value, needle_line(key, value))
         for _ in range(repeats)
         for key, value in rng.sample(drawn, len(drawn))
     ]
-    text, _ = haystack(filler, rng, length - sum(len(line) for line in repeats), drawn)
-    return text + "".join(repeats)
+    tail = "".join(line for _, _, line in lines)
+    text, _ = haystack(filler, rng, length - len(tail), drawn)
+    copied, offset = [], len(text)
+    for key, value, line in lines:
+        value_start = offset + len(key) + 3  # after "\n", the key and ": "
+        copied.extend(range(value_start, value_start + len(value)))
+        offset += len(line)
+    return text + tail, copied
+
+
+def repeat_document(
+    rng: random.Random, length: int, shortest: int = 6, longest: int = 20
+) -> tuple[str, list[int]]:
+    """A random lowercase string of `shortest`..`longest` letters repeated to `length`
+    characters, and the positions after its first occurrence (predictable only by copying):
+    the densest copying signal, which teaches an LM in-context copying fastest."""
+    if not 1 <= shortest <= longest < length:
+        raise ValueError(
+            f"need 1 <= shortest <= longest < length, got {shortest}, {longest}, {length}"
+        )
+    unit = "".join(rng.choices(string.ascii_lowercase, k=rng.randint(shortest, longest)))
+    text = (unit * (length // len(unit) + 1))[:length]
+    return text, list(range(len(unit), length))
