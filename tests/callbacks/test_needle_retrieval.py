@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from optiforge.callbacks import NeedleRetrieval
 from optiforge.callbacks.needle_retrieval import greedy_answers
+from tests.trainers import quiet_trainer
 
 VOCAB = 10
 
@@ -53,13 +54,7 @@ def test_greedy_answers_by_hand() -> None:
 
 def test_logs_the_exact_match_share() -> None:
     """Two of the three answers are NextId(1)'s greedy answers exactly: 2/3 is logged."""
-    trainer = L.Trainer(
-        callbacks=[NeedleRetrieval(batch=2)],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        accelerator="cpu",
-    )
+    trainer = quiet_trainer(callbacks=[NeedleRetrieval(batch=2)])
     trainer.validate(NextId(1), datamodule=Prompts(), verbose=False)
     assert trainer.callback_metrics["val/needle_exact_match"].item() == pytest.approx(2 / 3)
 
@@ -70,7 +65,7 @@ def test_refuses_a_datamodule_without_prompts_and_a_bad_batch() -> None:
     class Plain(L.LightningDataModule):
         val_dataloader = Prompts.val_dataloader
 
-    trainer = L.Trainer(callbacks=[NeedleRetrieval()], logger=False, accelerator="cpu")
+    trainer = quiet_trainer(callbacks=[NeedleRetrieval()])
     with pytest.raises(ValueError, match="needs a datamodule with retrieval_task"):
         trainer.validate(NextId(1), datamodule=Plain(), verbose=False)
     with pytest.raises(ValueError, match="NeedleRetrieval.batch must be >= 1"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import lightning as L
 import pytest
 import torch
 from torch.nn import functional as F
@@ -16,6 +15,7 @@ from optiforge.lightning_modules.kv_lm.model import LlamaCharNet, llama_config
 from optiforge.lightning_modules.kv_lm.module import LlamaCharLanguageModel, resolve_weights
 from optiforge.lightning_modules.kv_lm.weights import SHIPPED, export_weights, load_weights
 from optiforge.lightning_modules.weights_file import save_weights_file
+from tests.trainers import quiet_trainer
 
 
 def test_captured_qkv_reproduce_the_models_attention_weights() -> None:
@@ -156,14 +156,7 @@ def test_weighted_batches_train_on_each_windows_weighted_mean() -> None:
     ce = F.cross_entropy(reference(ids[:, :-1]).transpose(1, 2), ids[:, 1:], reduction="none")
     loss = ((ce * weights).sum(1) / weights.sum(1)).mean()
     grads = torch.autograd.grad(loss, list(reference.parameters()))
-    trainer = L.Trainer(
-        accelerator="cpu",
-        max_steps=1,
-        logger=False,
-        enable_progress_bar=False,
-        enable_checkpointing=False,
-        enable_model_summary=False,
-    )
+    trainer = quiet_trainer(max_steps=1)
     trainer.fit(model, DataLoader(TensorDataset(ids[:, :-1], ids[:, 1:], weights), batch_size=4))
     for p, q, g in zip(model.parameters(), reference.parameters(), grads, strict=True):
         torch.testing.assert_close(p.detach(), q.detach() - 0.5 * g, rtol=1e-5, atol=1e-6)
