@@ -19,7 +19,12 @@ from torch.utils.data import DataLoader, Dataset
 
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule, WindowSampler
 from optiforge.datamodules.world import trainer_world
-from optiforge.problems.needles import needle_task, repeat_document, training_document
+from optiforge.problems.needles import (
+    key_value_document,
+    needle_task,
+    repeat_document,
+    training_document,
+)
 
 RETRIEVAL_LENGTH = 480  # characters of a validation needle prompt, query included
 
@@ -35,6 +40,7 @@ class CopyingDocuments(Dataset):
         context_length: T.
         size: number of distinct items (the sampler draws among them every epoch).
         repeat_share: share of repeated-string documents.
+        key_value_share: share of documents of key-value lines only.
         needle_share: share of needle documents (the rest is plain text).
         max_pairs: needle lines per needle document, 1..max_pairs.
         copy_weight: loss weight of the copy-only targets.
@@ -49,6 +55,7 @@ class CopyingDocuments(Dataset):
         context_length: int,
         size: int,
         repeat_share: float,
+        key_value_share: float,
         needle_share: float,
         max_pairs: int,
         copy_weight: float,
@@ -60,6 +67,7 @@ class CopyingDocuments(Dataset):
         self.context_length = context_length
         self.size = size
         self.repeat_share = repeat_share
+        self.key_value_share = key_value_share
         self.needle_share = needle_share
         self.max_pairs = max_pairs
         self.copy_weight = copy_weight
@@ -77,7 +85,10 @@ class CopyingDocuments(Dataset):
         draw = rng.random()
         if self.epoch < self.warmup_epochs or draw < self.repeat_share:
             return repeat_document(rng, length, longest=min(20, length - 1))
-        if draw < self.repeat_share + self.needle_share:
+        draw -= self.repeat_share
+        if draw < self.key_value_share:
+            return key_value_document(rng, length, max(2, self.max_pairs))
+        if draw < self.key_value_share + self.needle_share:
             return training_document(self.text, rng, length, rng.randint(1, self.max_pairs))
         start = rng.randrange(len(self.text) - length + 1)
         return self.text[start : start + length], []
@@ -106,7 +117,9 @@ class CopyingDataModule(TinyShakespeareDataModule):
 
     Args (beyond `TinyShakespeareDataModule`'s):
         repeat_share: share of repeated-string documents, in [0, 1].
-        needle_share: share of needle documents, in [0, 1]; the two shares sum to <= 1, the
+        key_value_share: share of documents of key-value lines only (the lookup at its
+            densest), in [0, 1].
+        needle_share: share of needle documents, in [0, 1]; the three shares sum to <= 1, the
             rest is plain text.
         max_pairs: most needle lines in a needle document (>= 1).
         copy_weight: loss weight of the targets only copying predicts (> 0).
@@ -125,8 +138,9 @@ class CopyingDataModule(TinyShakespeareDataModule):
         test_fraction: float = 0.05,
         seed: int = 0,
         num_workers: int = 0,
-        repeat_share: float = 0.3,
-        needle_share: float = 0.3,
+        repeat_share: float = 0.1,
+        key_value_share: float = 0.4,
+        needle_share: float = 0.2,
         max_pairs: int = 4,
         copy_weight: float = 3.0,
         warmup_epochs: int = 0,
@@ -143,13 +157,18 @@ class CopyingDataModule(TinyShakespeareDataModule):
             seed,
             num_workers,
         )
-        for name, share in (("repeat_share", repeat_share), ("needle_share", needle_share)):
+        shares = {
+            "repeat_share": repeat_share,
+            "key_value_share": key_value_share,
+            "needle_share": needle_share,
+        }
+        for name, share in shares.items():
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"data.{name} must be in [0, 1], got {share}")
-        if repeat_share + needle_share > 1.0:
+        if sum(shares.values()) > 1.0:
             raise ValueError(
-                "data.repeat_share + data.needle_share must be <= 1, "
-                f"got {repeat_share + needle_share}"
+                "data.repeat_share + data.key_value_share + data.needle_share must be <= 1, "
+                f"got {sum(shares.values())}"
             )
         needle_room = 2 * max_pairs * len("\nKEYS: vals.\n")
         if not max_pairs >= 1 or needle_room >= context_length:
@@ -176,6 +195,7 @@ class CopyingDataModule(TinyShakespeareDataModule):
                 self.context_length,
                 len(self.splits["train"]),
                 hp.repeat_share,
+                hp.key_value_share,
                 hp.needle_share,
                 hp.max_pairs,
                 hp.copy_weight,

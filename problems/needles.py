@@ -3,8 +3,9 @@
 A needle is the line "\\nKEYS: vals.\\n" (`key_length` capitals, `value_length` lowercase
 letters, drawn at random); a prompt is filler text with `pairs` needles inserted at random
 depths, ending in the query "\\nKEYS: " for one of them; the answer is its value. Only the
-characters of the char LM's vocabulary are used. `training_document` and `repeat_document` are
-fine-tuning texts whose marked characters can only be predicted by copying from the context.
+characters of the char LM's vocabulary are used. `training_document`, `key_value_document` and
+`repeat_document` are fine-tuning texts whose marked characters only copying from the context
+can predict.
 """
 
 from __future__ import annotations
@@ -117,3 +118,26 @@ def repeat_document(
     unit = "".join(rng.choices(string.ascii_lowercase, k=rng.randint(shortest, longest)))
     text = (unit * (length // len(unit) + 1))[:length]
     return text, list(range(len(unit), length))
+
+
+def key_value_document(
+    rng: random.Random, length: int, most_pairs: int = 8
+) -> tuple[str, list[int]]:
+    """Only key-value lines ("KEYS: vals.\\n"), drawn with replacement from 2..`most_pairs`
+    random pairs, cut to `length` characters, and the positions of the values of keys already
+    seen: the needle's lookup at its densest (about a quarter of the characters are copy-only
+    at 512 characters), which teaches it far faster than needles in filler."""
+    if most_pairs < 2:
+        raise ValueError(f"most_pairs must be >= 2, got {most_pairs}")
+    drawn = random_pairs(rng, rng.randint(2, most_pairs))
+    pieces, copied, seen, offset = [], [], set(), 0
+    while offset < length:
+        key, value = rng.choice(drawn)
+        if key in seen:
+            value_start = offset + len(key) + 2  # after the key and ": "
+            copied.extend(range(value_start, value_start + len(value)))
+        seen.add(key)
+        line = needle_line(key, value)[1:]
+        pieces.append(line)
+        offset += len(line)
+    return "".join(pieces)[:length], [i for i in copied if i < length]

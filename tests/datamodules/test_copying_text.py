@@ -18,8 +18,9 @@ def data() -> CopyingDataModule:
         path=REAL_FILE,
         context_length=128,
         batch_size=4,
-        repeat_share=0.3,
-        needle_share=0.3,
+        repeat_share=0.2,
+        key_value_share=0.2,
+        needle_share=0.2,
         copy_weight=5.0,
         retrieval_tasks=3,
     )
@@ -27,17 +28,20 @@ def data() -> CopyingDataModule:
     return module
 
 
+def is_needle_line(line: str) -> bool:
+    """A complete "KEYS: vals." line."""
+    return len(line) == 11 and line[:4].isupper() and line[4:6] == ": " and line.endswith(".")
+
+
 def kind(text: str) -> str:
-    """Which document a text is: a repeated unit, needle lines asked again, or plain."""
+    """Which document a text is: a repeated unit, key-value lines only, needle lines asked
+    again in Shakespeare, or plain Shakespeare."""
     if text.islower() and text.isalpha():
         return "repeat"
-    return (
-        "needle"
-        if any(
-            line.endswith(".") and line[:4].isupper() and ": " in line for line in text.split("\n")
-        )
-        else "plain"
-    )
+    lines = text.split("\n")
+    if all(is_needle_line(line) for line in lines[:-1]):
+        return "key_value"
+    return "needle" if any(is_needle_line(line) for line in lines) else "plain"
 
 
 def test_items_weigh_exactly_the_copy_only_targets(data: CopyingDataModule) -> None:
@@ -55,16 +59,17 @@ def test_items_weigh_exactly_the_copy_only_targets(data: CopyingDataModule) -> N
         expected[[i - 1 for i in copied]] = 5.0
         assert torch.equal(weights, expected)
         assert kind(text) != "plain" or not copied
-    assert kinds == {"repeat", "needle", "plain"}
+    assert kinds == {"repeat", "key_value", "needle", "plain"}
 
 
 def test_shares_and_determinism(data: CopyingDataModule) -> None:
-    """Over 600 items the kinds follow the shares 0.3 / 0.3 / 0.4 (within 0.07); an item is
-    the same document on every call."""
-    counts = {"repeat": 0, "needle": 0, "plain": 0}
+    """Over 600 items the kinds follow the shares 0.2 / 0.2 / 0.2 / 0.4 (within 0.06); an item
+    is the same document on every call."""
+    counts = {"repeat": 0, "key_value": 0, "needle": 0, "plain": 0}
     for index in range(600):
         counts[kind(data.documents.document(index)[0])] += 1
-    assert abs(counts["repeat"] / 600 - 0.3) < 0.07 and abs(counts["needle"] / 600 - 0.3) < 0.07
+    shares = {"repeat": 0.2, "key_value": 0.2, "needle": 0.2, "plain": 0.4}
+    assert all(abs(counts[name] / 600 - share) < 0.06 for name, share in shares.items())
     assert data.documents.document(7) == data.documents.document(7)
 
 
@@ -102,7 +107,8 @@ def test_retrieval_task_asks_held_out_needles(data: CopyingDataModule) -> None:
     ("settings", "field"),
     [
         ({"repeat_share": 1.5}, "data.repeat_share must be in [0, 1]"),
-        ({"repeat_share": 0.6, "needle_share": 0.6}, "repeat_share + data.needle_share"),
+        ({"repeat_share": 0.6, "needle_share": 0.6}, "repeat_share + data.key_value_share"),
+        ({"key_value_share": -0.1}, "data.key_value_share must be in [0, 1]"),
         ({"max_pairs": 0}, "data.max_pairs must be >= 1"),
         ({"max_pairs": 3, "context_length": 64}, "data.max_pairs must be >= 1 with room"),
         ({"copy_weight": 0.0}, "data.copy_weight must be > 0"),

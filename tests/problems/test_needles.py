@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from optiforge.problems.needles import (
     haystack,
+    key_value_document,
     needle_line,
     needle_task,
     random_pairs,
@@ -80,3 +81,35 @@ def test_too_short_a_haystack_names_length() -> None:
     """A length without room for the needles is refused naming `length`."""
     with pytest.raises(ValueError, match="length must leave room for the needles"):
         haystack(FILLER, random.Random(0), 20, random_pairs(random.Random(0), 3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(length=st.integers(12, 400), most_pairs=st.integers(2, 8), seed=st.integers(0, 2**16))
+def test_key_value_document_marks_values_of_keys_seen_before(
+    length: int, most_pairs: int, seed: int
+) -> None:
+    """Only "KEYS: vals." lines, cut to the length; the marked characters are exactly the values
+    of the lines whose key appeared on an earlier line, and each key keeps one value."""
+    text, copied = key_value_document(random.Random(seed), length, most_pairs)
+    assert len(text) == length
+    lines = text.split("\n")
+    values: dict[str, str] = {}
+    expected, offset = [], 0
+    for line in lines:
+        if len(line) == 11:  # complete line "KEYS: vals."
+            key, value = line[:4], line[6:10]
+            assert key.isupper() and value.islower() and values.setdefault(key, value) == value
+            if text[:offset].count(f"{key}: "):
+                expected.extend(range(offset + 6, offset + 10))
+        offset += len(line) + 1
+    partial = lines[-1]
+    if len(partial) > 6 and text[: offset - len(partial) - 1].count(f"{partial[:4]}: "):
+        start = offset - len(partial) - 1 + 6
+        expected.extend(range(start, min(start + 4, length)))
+    assert copied == expected and len(values) <= most_pairs
+
+
+def test_key_value_document_needs_two_pairs() -> None:
+    """Fewer than two pairs is refused naming most_pairs."""
+    with pytest.raises(ValueError, match="most_pairs must be >= 2"):
+        key_value_document(random.Random(0), 100, most_pairs=1)
