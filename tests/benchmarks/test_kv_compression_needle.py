@@ -17,15 +17,15 @@ from optiforge.algorithms.kv_compression.press import BalanceKVPress, Compressor
 from optiforge.benchmarks import kv_compression_needle as needle  # noqa: E402
 from optiforge.callbacks.needle_retrieval import greedy_answers  # noqa: E402
 from optiforge.datamodules.tinyshakespeare import TinyShakespeareDataModule  # noqa: E402
-from optiforge.lightning_modules.kv_lm.weights import SHIPPED, load_weights  # noqa: E402
+from optiforge.lightning_modules.kv_lm.weights import NEEDLE, load_weights  # noqa: E402
 from optiforge.problems.needles import needle_task  # noqa: E402
 from tests.benchmarks.smoke_run import run_smoke  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def setting() -> tuple:
-    """The shipped LM, the data, and 6 prompts of 480 characters."""
-    model = load_weights(SHIPPED)[0].net.llama
+    """The shipped LM that copies, the data, and 6 prompts of 480 characters."""
+    model = load_weights(NEEDLE)[0].net.llama
     data = TinyShakespeareDataModule(context_length=512)
     data.setup()
     text = data.decode(data.splits["train"].ids)
