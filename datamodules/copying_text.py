@@ -1,17 +1,18 @@
 """Training text that teaches a char LM in-context copying: plain tinyshakespeare windows mixed
-with documents whose marked characters only copying can predict (needle lines asked again,
-random strings repeated), and a held-out needle-retrieval task for validation.
+with documents whose marked characters only copying can predict (random strings repeated,
+key-value lines, needle lines asked again), and a held-out needle-retrieval task for validation.
 
 A small char LM trained on Shakespeare alone does not copy from its context at all (the
 needle benchmark measures 0 exact matches), so KV-cache compression cannot be ranked on it.
-The repeated strings form the copying mechanism (they are the whole mixture for
-`warmup_epochs`), the needle lines teach it to look a value up by its key, and the plain
-windows keep the language model.
+Repeated strings alone teach the period of a document, not a lookup; the documents of
+key-value lines only are what teaches looking a value up by its key; the needle lines carry it
+into Shakespeare, and the plain windows keep the language model.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
@@ -31,8 +32,8 @@ RETRIEVAL_LENGTH = 480  # characters of a validation needle prompt, query includ
 
 class CopyingDocuments(Dataset):
     """Item i: (inputs [T], targets [T], weights [T]) of a document drawn from a generator
-    seeded by (seed, i) alone: plain text, a needle document or a repeated string, by shares;
-    a target only copying can predict weighs `copy_weight`, every other one 1.
+    seeded by (seed, i) alone: a repeated string, key-value lines, a needle document or plain
+    text, by shares; a target only copying can predict weighs `copy_weight`, every other one 1.
 
     Args:
         text: the training text (filler and plain windows).
@@ -51,7 +52,7 @@ class CopyingDocuments(Dataset):
     def __init__(
         self,
         text: str,
-        encode: callable,
+        encode: Callable[[str], Tensor],
         context_length: int,
         size: int,
         repeat_share: float,
