@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import torch
@@ -244,6 +244,20 @@ def _resolve_class(class_path: str) -> str | None:
     if not (isinstance(model_class, type) and issubclass(model_class, LightningModule)):
         return f"class_path {class_path!r} is not a LightningModule"
     return None
+
+
+def resolve_shipped(path: str | Path, system: str) -> Path:
+    """`path` if it exists or is absolute; else, for a relative `weights/<system>/<name>.pt`, the
+    shipped file of that name in `lightning_modules/<system>/weights/` (package data, found after
+    a plain `pip install`); else `path` unchanged (the reader reports it)."""
+    path = Path(path)
+    if path.exists() or path.is_absolute():
+        return path
+    relative = PurePosixPath(path.as_posix())
+    shipped = Path(__file__).resolve().parent / system / "weights" / relative.name
+    if relative.parent == PurePosixPath("weights", system) and shipped.is_file():
+        return shipped
+    return path
 
 
 def read_weights_file(

@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from optiforge.lightning_modules.char_lm.module import CharLanguageModel
 from optiforge.lightning_modules.kv_lm.model import LlamaCharNet
-from optiforge.lightning_modules.weights_file import load_into, read_weights_file
-
-SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
-SHIPPED_PREFIX = PurePosixPath("weights/kv_lm")
+from optiforge.lightning_modules.weights_file import (
+    load_into,
+    read_weights_file,
+    resolve_shipped,
+)
 
 
 def resolve_weights(path: str | Path) -> Path:
-    """`path` if it exists; else, for a relative `weights/kv_lm/<name>.pt`, the shipped file of
-    that name (package data); else `path` unchanged (the reader reports it)."""
-    path = Path(path)
-    relative = PurePosixPath(path.as_posix())
-    shipped = SHIPPED_DIR / relative.name
-    if not path.exists() and relative.parent == SHIPPED_PREFIX and shipped.is_file():
-        return shipped
-    return path
+    """`path`, or the shipped file a relative `weights/kv_lm/<name>.pt` names
+    (`weights_file.resolve_shipped`)."""
+    return resolve_shipped(path, "kv_lm")
 
 
 class LlamaCharLanguageModel(CharLanguageModel):

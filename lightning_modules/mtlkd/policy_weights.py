@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import subprocess
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -40,13 +40,13 @@ from optiforge.lightning_modules.weights_file import (
     load_into,
     read_checkpoint,
     read_weights_file,
+    resolve_shipped,
     save_weights_file,
 )
 from optiforge.problems.vrp.generator import CONVENTIONS, Convention
 from optiforge.problems.vrp.variants import ALL_VARIANTS
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
-SHIPPED_PREFIX = PurePosixPath("weights/mtlkd")
 # Model class -> (module, the init args that shape its weights, its policy network).
 MODELS: dict[str, tuple[str, tuple[str, ...], type]] = {
     "POMOTeacher": (
@@ -84,15 +84,9 @@ def shipped_teacher_path(
 
 
 def resolve_weights(path: str | Path) -> Path:
-    """`path` if it exists; else, for a relative `weights/mtlkd/<name>.pt`, the shipped file of
-    that name (installed as package data); else `path` unchanged (the reader reports it)."""
-    path = Path(path)
-    if path.exists() or path.is_absolute():
-        return path
-    relative = PurePosixPath(path.as_posix())
-    if relative.parent == SHIPPED_PREFIX and (SHIPPED_DIR / relative.name).is_file():
-        return SHIPPED_DIR / relative.name
-    return path
+    """`path`, or the shipped MTL-KD file a relative `weights/mtlkd/<name>.pt` names
+    (`weights_file.resolve_shipped`)."""
+    return resolve_shipped(path, "mtlkd")
 
 
 def trained_variants(train_variants: str | list[str] | None) -> list[str] | None:
