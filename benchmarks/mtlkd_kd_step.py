@@ -59,11 +59,13 @@ def time_parts(split: dict[str, float]) -> None:
     HeavyDecoderPolicy = project_module("lightning_modules.mtlkd.student_policy").HeavyDecoderPolicy
     POMOPolicy = project_module("lightning_modules.mtlkd.teacher_policy").POMOPolicy
     env = project_module("problems.vrp.env")
+    # The student decodes through `scores` (one call per batch) where it has one, else `step`.
+    student_decoding = "scores" if hasattr(HeavyDecoderPolicy, "scores") else "step"
     for owner, name, label in (
         (POMOPolicy, "precompute", "teacher encoding"),
         (POMOPolicy, "step", "teacher decoding"),
         (HeavyDecoderPolicy, "precompute", "student encoding"),
-        (HeavyDecoderPolicy, "step", "student decoding"),
+        (HeavyDecoderPolicy, student_decoding, "student decoding"),
         (env, "action_mask", "masks"),
         (env, "step", "env steps"),
         (env, "reset", "env resets (prefix replays)"),

@@ -17,6 +17,9 @@ is good at, whereas student trajectories (`trajectory="student"`, on-policy dist
 which fights exposure bias) cost a full heavy-decoder rollout per batch; a window of steps
 instead of the whole trajectory is LEHD's trick (it trains on random partial solutions) and
 makes a batch cost O(window) heavy-decoder steps, which is what makes CPU training feasible.
+The student encodes the whole mixed batch once and decodes the rows of every window step of
+every task in one `HeavyDecoderPolicy.scores` call (grouped by token count), instead of one small
+decoder call per step and task.
 
 Teachers are policies read from their weights files when the student is built (from `teachers`,
 default the shipped n = 50 weights of the 6 seen variants), so a missing file, a file that is
@@ -29,6 +32,7 @@ Evaluation: greedy, multi-start or multi-start x 8 augmentation, optionally foll
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -48,7 +52,7 @@ from optiforge.lightning_modules.mtlkd.policy_weights import (
 )
 from optiforge.lightning_modules.mtlkd.r3c import r3c
 from optiforge.lightning_modules.mtlkd.rollout import DecodingStep, recorded, roll_out
-from optiforge.lightning_modules.mtlkd.student_policy import HeavyDecoderPolicy
+from optiforge.lightning_modules.mtlkd.student_policy import DecoderRows, HeavyDecoderPolicy
 from optiforge.lightning_modules.mtlkd.teacher_inference import (
     INFERENCE_MODES,
     InferenceMode,
@@ -62,6 +66,19 @@ from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS, variant
 
 Trajectory = Literal["teacher", "student"]
 TRAJECTORIES: tuple[str, ...] = ("teacher", "student")
+
+
+@dataclass(frozen=True)
+class Window:
+    """One task's distilled steps, their rows stacked: what the student decodes (`rows`, the
+    instances indexing the whole batch's embeddings), the legal masks and the teacher's
+    log-probabilities [S, N], which rows are unfinished [S], and the task's instance count."""
+
+    rows: DecoderRows
+    mask: Tensor
+    target: Tensor
+    active: Tensor
+    instances: int
 
 
 def load_teacher(name: str, path: str) -> POMOPolicy:
@@ -207,47 +224,50 @@ class MTLKDStudent(VRPEvaluationModule):
         for policy in self.teachers.values():
             policy.to(self.device)
 
-    def distill(self, batch: VRPBatch, teacher: POMOPolicy) -> tuple[Tensor, Tensor]:
-        """Summed KL over the window's unfinished (instance, step) pairs of one task's
-        instances, and their number (see the module doc).
+    def task_window(self, batch: VRPBatch, rows: Tensor, h: Tensor, teacher: POMOPolicy) -> Window:
+        """The distilled window of one task's instances `batch` (rows `rows` of the training
+        batch, whose student embeddings are `h`), see the module doc.
 
-        Each network encodes the batch once, and each state's mask is computed once: the
+        The teacher encodes the instances once and each state's mask is computed once: the
         trajectory's rollout records its states, masks and log-probabilities (`recorded`), and
         the window reuses them (for teacher trajectories the teacher's recorded log pi is the
         target) instead of replaying the prefix in the env and re-running the teacher."""
-        student_cache = self.policy.precompute(batch)
         with torch.no_grad():
             teacher_cache = teacher.precompute(batch)
         if self.trajectory == "teacher":
             driver = partial(teacher.step, teacher_cache)
         else:
-            driver = partial(self.policy.step, student_cache.detach())
+            driver = partial(self.policy.step, h[rows].detach())
         trace: list[DecodingStep] = []
         with torch.no_grad():
             steps = roll_out(recorded(driver, trace), env.reset(batch, 1)).actions.shape[1]
         width = steps if self.window is None else min(self.window, steps)
         first = int(torch.randint(0, steps - width + 1, ()))
-        total = torch.zeros((), device=student_cache.device)
-        count = torch.zeros((), device=student_cache.device)
+        parts, targets = [], []
         for step in trace[first : first + width]:
-            state, mask = step.state, step.mask
-            active = ~env.done(state)
-            student = self.policy.step(student_cache, state, mask)
+            decoder_rows = self.policy.rows(step.state, step.mask)
+            parts.append(replace(decoder_rows, instance=rows[decoder_rows.instance]))
             if self.trajectory == "teacher":
-                target = step.log_p
+                targets.append(step.log_p)
             else:
                 with torch.no_grad():
-                    target = teacher.step(teacher_cache, state, mask)
-            kl = distillation_kl(student, target, mask, self.temperature, self.kd_direction)
-            total = total + (kl * active).sum()
-            count = count + active.sum()
-        return total, count
+                    targets.append(teacher.step(teacher_cache, step.state, step.mask))
+        window = trace[first : first + width]
+        return Window(
+            DecoderRows.cat(parts),
+            torch.cat([step.mask for step in window]),
+            torch.cat(targets),
+            torch.cat([~env.done(step.state) for step in window]),
+            batch.batch_size,
+        )
 
     def training_step(self, batch: VRPBatch, batch_idx: int) -> Tensor:
+        """Each task's window from its teacher, then one student decoder call over the rows
+        of every window step of every task (one encoding of the whole batch)."""
         names = list(ALL_VARIANTS)
         tasks = batch.variant_index()
-        total = torch.zeros((), device=self.device)
-        count = torch.zeros((), device=self.device)
+        h = self.policy.precompute(batch)
+        windows: dict[str, Window] = {}
         for code in tasks.unique().tolist():
             name = names[code]
             if name not in self.teachers:
@@ -256,10 +276,19 @@ class MTLKDStudent(VRPEvaluationModule):
                     f"{sorted(self.teachers)} (train on those variants or add a teacher)"
                 )
             rows = (tasks == code).nonzero().squeeze(1)
-            kl_sum, kl_count = self.distill(batch.index(rows), self.teachers[name])
-            self.log(f"train/kl/{name}", kl_sum / kl_count.clamp(min=1), batch_size=len(rows))
-            total, count = total + kl_sum, count + kl_count
-        loss = total / count.clamp(min=1)
+            windows[name] = self.task_window(batch.index(rows), rows, h, self.teachers[name])
+        parts = list(windows.values())
+        legal = torch.cat([w.mask for w in parts])
+        student = self.policy.scores(h, DecoderRows.cat([w.rows for w in parts]), legal)
+        target = torch.cat([w.target for w in parts])
+        kl = distillation_kl(student, target, legal, self.temperature, self.kd_direction)
+        active = torch.cat([w.active for w in parts])
+        kl = kl * active
+        sizes = [len(w.active) for w in parts]
+        for (name, w), task_kl in zip(windows.items(), kl.split(sizes), strict=True):
+            count = w.active.sum().clamp(min=1)
+            self.log(f"train/kl/{name}", task_kl.sum() / count, batch_size=w.instances)
+        loss = kl.sum() / active.sum().clamp(min=1)
         self.log("train/loss", loss, prog_bar=True, batch_size=batch.batch_size)
         return loss
 

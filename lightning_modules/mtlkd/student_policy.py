@@ -23,6 +23,9 @@ Public interface (shared with the teachers): `precompute(batch)` encodes once in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
@@ -46,6 +49,37 @@ from optiforge.lightning_modules.mtlkd.rollout import Decode, Rollout, roll_out
 from optiforge.problems.vrp import env
 from optiforge.problems.vrp.env import VRPState
 from optiforge.problems.vrp.instance import VRPBatch
+
+ROWS_PER_CALL = 128  # rows decoded at once when their token counts differ (see `scores`)
+
+
+@dataclass(frozen=True)
+class DecoderRows:
+    """What the heavy decoder reads of R state rows: each row's instance (a row of the node
+    embeddings), current node, the nodes that enter as tokens [R, N] (True; the depot always)
+    and the context features [R, 6]. Rows of several states (steps, or instance subsets with
+    `instance` mapped into one embedding tensor) concatenate into one decoder call."""
+
+    instance: Tensor
+    current: Tensor
+    remaining: Tensor
+    context: Tensor
+
+    def index(self, rows: Tensor) -> DecoderRows:
+        """The rows `rows` [S] (long indices)."""
+        return DecoderRows(
+            self.instance[rows], self.current[rows], self.remaining[rows], self.context[rows]
+        )
+
+    @staticmethod
+    def cat(parts: Sequence[DecoderRows]) -> DecoderRows:
+        """The rows of `parts`, in order."""
+        return DecoderRows(
+            torch.cat([p.instance for p in parts]),
+            torch.cat([p.current for p in parts]),
+            torch.cat([p.remaining for p in parts]),
+            torch.cat([p.context for p in parts]),
+        )
 
 
 class DecoderLayer(nn.Module):
@@ -132,6 +166,48 @@ class HeavyDecoderPolicy(nn.Module):
         (the heavy decoder recomputes everything else at each step)."""
         return self.encode(batch)
 
+    def rows(self, state: VRPState, mask: Tensor, forced: Tensor | None = None) -> DecoderRows:
+        """What the decoder reads of every row of `state` (see `step`)."""
+        remaining = ~state.visited  # the depot column is always True
+        if self.candidate_k is not None and state.batch.num_nodes > self.candidate_min_nodes:
+            remaining = nearest_candidates(state, mask, self.candidate_k, forced)
+        context = context_features(state, self.feature_scaling)
+        return DecoderRows(state.instance, state.current, remaining, context)
+
+    def scores(self, h: Tensor, rows: DecoderRows, mask: Tensor) -> Tensor:
+        """log pi [R, N] of `rows` (instances indexing `h`) under the legal `mask` [R, N].
+
+        Rows whose token counts differ widely (the steps of a distillation window) are decoded
+        in groups of `ROWS_PER_CALL` rows of similar counts, each padded to its own longest row
+        rather than all to the longest one."""
+        if rows.instance.numel() <= ROWS_PER_CALL:
+            return self.decode_rows(h, rows, mask)
+        order = torch.argsort(rows.remaining.sum(1))
+        groups = [
+            self.decode_rows(h, rows.index(group), mask[group])
+            for group in order.split(ROWS_PER_CALL)
+        ]
+        return torch.cat(groups)[torch.argsort(order)]
+
+    def decode_rows(self, h: Tensor, rows: DecoderRows, mask: Tensor) -> Tensor:
+        """`scores` in one decoder call, every row padded to the longest."""
+        remaining = rows.remaining
+        counts = remaining.sum(1)
+        width = int(counts.max())
+        order = torch.argsort(remaining.to(torch.int8), dim=1, descending=True, stable=True)
+        order = order[:, :width]  # [R, K] node indices, remaining ones first
+        padding = torch.arange(width, device=order.device) >= counts[:, None]
+        nodes = h[rows.instance[:, None], order]  # [R, K, d]
+        current = h[rows.instance, rows.current]
+        token = self.embed_state(torch.cat([current, rows.context], -1))
+        x = torch.cat([token[:, None], nodes], 1)
+        visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
+        for layer in self.decoder:
+            x = layer(x, visible)
+        kept = self.score(self.norm_out(x[:, 1:])).squeeze(-1).masked_fill(padding, float("-inf"))
+        scores = torch.full_like(remaining, float("-inf"), dtype=kept.dtype).scatter(1, order, kept)
+        return torch.log_softmax(scores.masked_fill(~mask, float("-inf")), -1)
+
     def step(
         self, h: Tensor, state: VRPState, mask: Tensor, forced: Tensor | None = None
     ) -> Tensor:
@@ -145,25 +221,7 @@ class HeavyDecoderPolicy(nn.Module):
         candidate restriction on (`candidate_k`, n >= `candidate_min_nodes`) only the depot,
         the k nearest unvisited customers and `forced` [R] (the step's teacher-forced action,
         when given) enter, and every other action gets -inf."""
-        remaining = ~state.visited  # the depot column is always True
-        if self.candidate_k is not None and state.batch.num_nodes > self.candidate_min_nodes:
-            remaining = nearest_candidates(state, mask, self.candidate_k, forced)
-        counts = remaining.sum(1)
-        width = int(counts.max())
-        order = torch.argsort(remaining.to(torch.int8), dim=1, descending=True, stable=True)
-        order = order[:, :width]  # [R, K] node indices, remaining ones first
-        padding = torch.arange(width, device=order.device) >= counts[:, None]
-        nodes = h[state.instance[:, None], order]  # [R, K, d]
-        current = h[state.instance, state.current]
-        context = context_features(state, self.feature_scaling)
-        token = self.embed_state(torch.cat([current, context], -1))
-        x = torch.cat([token[:, None], nodes], 1)
-        visible = torch.cat([torch.ones_like(padding[:, :1]), ~padding], 1)
-        for layer in self.decoder:
-            x = layer(x, visible)
-        kept = self.score(self.norm_out(x[:, 1:])).squeeze(-1).masked_fill(padding, float("-inf"))
-        scores = torch.full_like(remaining, float("-inf"), dtype=kept.dtype).scatter(1, order, kept)
-        return torch.log_softmax(scores.masked_fill(~mask, float("-inf")), -1)
+        return self.scores(h, self.rows(state, mask, forced), mask)
 
     def decode_from(
         self, h: Tensor, state: VRPState, decode: Decode, actions: Tensor | None = None

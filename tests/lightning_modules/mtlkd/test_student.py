@@ -8,10 +8,8 @@ from pathlib import Path
 import lightning as L
 import pytest
 import torch
-from torch import Tensor
 
 from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
-from optiforge.lightning_modules.mtlkd.distillation import distillation_kl
 from optiforge.lightning_modules.mtlkd.features import context_features
 from optiforge.lightning_modules.mtlkd.policy_weights import (
     read_weights,
@@ -23,7 +21,6 @@ from optiforge.lightning_modules.mtlkd.teacher_inference import solve
 from optiforge.lightning_modules.mtlkd.teacher_policy import POMOPolicy
 from optiforge.problems.vrp import env
 from optiforge.problems.vrp.generator import generate
-from optiforge.problems.vrp.instance import VRPBatch
 from optiforge.problems.vrp.validator import validate_batch
 from optiforge.problems.vrp.variants import ALL_VARIANTS, SEEN_VARIANTS
 from tests.cli_helpers import run_cli
@@ -41,26 +38,26 @@ def tiny_student(**changes: object) -> MTLKDStudent:
 
 
 def test_student_and_teacher_score_the_same_states() -> None:
-    """In `distill`, each step hands the very same state object to the student and to the
-    teacher, and those states are the replay of the teacher's sampled trajectory."""
+    """In a KD step, the student reads the very same state objects as the teacher scored,
+    and those states are the replay of the teacher's sampled trajectory."""
     module = tiny_student(window=None)
     teacher = module.teachers["VRPTW"]
     seen: dict[str, list[env.VRPState]] = {"student": [], "teacher": []}
-    student_step, teacher_step = module.policy.step, teacher.step
+    student_rows, teacher_step = module.policy.rows, teacher.step
 
-    def record_student(cache, state, mask):  # type: ignore[no-untyped-def]
+    def record_student(state, mask):  # type: ignore[no-untyped-def]
         seen["student"].append(state)
-        return student_step(cache, state, mask)
+        return student_rows(state, mask)
 
     def record_teacher(cache, state, mask):  # type: ignore[no-untyped-def]
         seen["teacher"].append(state)
         return teacher_step(cache, state, mask)
 
-    module.policy.step = record_student  # type: ignore[method-assign]
+    module.policy.rows = record_student  # type: ignore[method-assign]
     teacher.step = record_teacher  # type: ignore[method-assign]
     batch = generate("VRPTW", 8, 3, seed=1)
     torch.manual_seed(5)
-    module.distill(batch, teacher)
+    module.training_step(batch, 0)
     teacher_states = seen["teacher"][-len(seen["student"]) :]  # after the trajectory rollout
     assert all(a is b for a, b in zip(seen["student"], teacher_states, strict=True))
     torch.manual_seed(5)
@@ -284,95 +281,5 @@ def test_student_and_teachers_keep_their_own_feature_scaling() -> None:
         expected = reference.step(reference.precompute(batch), state, mask)
         assert torch.equal(teacher.step(teacher.precompute(batch), state, mask), expected)
     torch.manual_seed(0)
-    kl_sum, count = module.distill(batch, teacher)
-    assert count > 0 and torch.isfinite(kl_sum) and kl_sum >= 0
-
-
-def replayed_distill(module: MTLKDStudent, batch: VRPBatch, teacher: POMOPolicy) -> Tensor:
-    """The KD loss as `distill` computed it before it reused its rollout: the trajectory rolled
-    out by `forward`, the window's start state rebuilt by replaying the prefix in the env, then
-    at each window step a fresh mask, a student step and a teacher step on a second encoding."""
-    with torch.no_grad():
-        driver = teacher if module.trajectory == "teacher" else module.policy
-        actions = driver(batch, 1, "sampling").actions
-    steps = actions.shape[1]
-    width = steps if module.window is None else min(module.window, steps)
-    first = int(torch.randint(0, steps - width + 1, ()))
-    state = env.reset(batch, 1, prefix=actions[:, :first] if first else None)
-    student_cache = module.policy.precompute(batch)
-    with torch.no_grad():
-        teacher_cache = teacher.precompute(batch)
-    total, count = torch.zeros(()), torch.zeros(())
-    for t in range(first, first + width):
-        active = ~env.done(state)
-        mask = env.action_mask(state)
-        student = module.policy.step(student_cache, state, mask)
-        with torch.no_grad():
-            target = teacher.step(teacher_cache, state, mask)
-        kl = distillation_kl(student, target, mask, module.temperature, module.kd_direction)
-        total, count = total + (kl * active).sum(), count + active.sum()
-        state = env.step(state, actions[:, t])
-    return total / count
-
-
-@pytest.mark.parametrize(
-    ("trajectory", "window"), [("teacher", 6), ("teacher", None), ("student", 6)]
-)
-def test_distill_equals_the_replayed_computation(trajectory: str, window: int | None) -> None:
-    """`distill`'s loss and every student gradient equal the replayed computation (prefix
-    replay, masks and teacher encoding recomputed) on a fixed seeded batch, to 1e-6."""
-    batch = generate("OVRPTW", 10, 4, seed=7)
-    results = []
-    for compute in ("distill", "replayed"):
-        module = tiny_student(trajectory=trajectory, window=window)
-        teacher = module.teachers["OVRPTW"]
-        torch.manual_seed(11)
-        if compute == "distill":
-            total, count = module.distill(batch, teacher)
-            loss = total / count
-        else:
-            loss = replayed_distill(module, batch, teacher)
-        loss.backward()
-        grads = [p.grad.clone() for p in module.policy.parameters() if p.grad is not None]
-        results.append((loss.detach(), grads))
-    (loss, grads), (expected_loss, expected_grads) = results
-    assert len(grads) == len(expected_grads) > 0 and expected_loss > 0
-    assert torch.allclose(loss, expected_loss, rtol=1e-6, atol=1e-6)
-    for grad, expected in zip(grads, expected_grads, strict=True):
-        assert torch.allclose(grad, expected, rtol=1e-6, atol=1e-6)
-
-
-def test_distill_encodes_each_teacher_once_and_masks_each_state_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """One KD step of a 2-task batch: each teacher encodes once, the env's mask is computed
-    once per rollout step (window included: it reuses the rollout's), the env steps once per
-    action and never replays a prefix."""
-    module = tiny_student(window=5)
-    calls = {"precompute": 0, "action_mask": 0, "step": 0}
-
-    def counted(name: str, function):  # type: ignore[no-untyped-def]
-        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
-            calls[name] += 1
-            return function(*args, **kwargs)
-
-        return wrapper
-
-    monkeypatch.setattr(POMOPolicy, "precompute", counted("precompute", POMOPolicy.precompute))
-    monkeypatch.setattr(env, "action_mask", counted("action_mask", env.action_mask))
-    monkeypatch.setattr(env, "step", counted("step", env.step))
-    batch = generate(["CVRP", "VRPTW"], 8, 4, seed=2)
-    rollouts = []
-    original = module.distill
-
-    def distill(part, teacher):  # type: ignore[no-untyped-def]
-        before = calls["step"]
-        result = original(part, teacher)
-        rollouts.append(calls["step"] - before)
-        return result
-
-    module.distill = distill  # type: ignore[method-assign]
-    torch.manual_seed(3)
-    module.training_step(batch, 0)
-    assert calls["precompute"] == len(rollouts) == 2
-    assert calls["action_mask"] == calls["step"] == sum(rollouts) > 2 * 5
+    loss = module.training_step(batch, 0)
+    assert torch.isfinite(loss) and loss > 0
