@@ -250,7 +250,7 @@ BENCHMARK = Benchmark(
     "kv_compression_needle",
     main,
     Config,
-    smoke=dict(tasks=4, seeds=1),
+    smoke=dict(tasks=2, seeds=1),
     peers=("kvpress", "transformers"),
 )
 

@@ -41,6 +41,7 @@ NAMES: tuple[str, ...] = (
     "mtlkd_candidates",
     "mtlkd_evaluation",
     "mtlkd_figures",
+    "mtlkd_gpu_recipe",
     "mtlkd_kd_throughput",
     "mtlkd_mvmoe_table",
     "mvmoe_backhaul_references",

@@ -87,7 +87,9 @@ class VRPEvaluationModule(L.LightningModule):
         for name in EVAL_METRICS:
             metric = self.metrics[f"{split}_{name}"]
             if metric.update_called:
-                self.log(f"{split}/{name}", metric.compute(), prog_bar=name == "gap")
+                # compute() already reduces over DDP ranks; sync_dist averages equal values
+                value = metric.compute()
+                self.log(f"{split}/{name}", value, prog_bar=name == "gap", sync_dist=True)
             metric.reset()
 
     def validation_step(

@@ -21,6 +21,7 @@ CHECKED_BY_OWN_TEST = {
     "hephaestus": "test_hephaestus_benchmark.py",
     "kv_compression": "test_kv_compression_benchmark.py",
     "kv_compression_needle": "test_kv_compression_needle.py",
+    "mtlkd_gpu_recipe": "test_mtlkd_gpu_recipe.py",
     "scion_lr_sweep": "test_scion_lr_sweep.py",
     "submodular_streaming": "test_submodular_streaming_benchmark.py",
 }
