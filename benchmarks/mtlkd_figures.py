@@ -1,11 +1,14 @@
-"""MTL-KD figures from `benchmarks.mtlkd_evaluation`'s JSON: gap vs R3C budget, gap vs size.
+"""MTL-KD figures from `benchmarks.mtlkd_evaluation`'s JSON (gap vs R3C budget, gap vs size)
+and from the shipped models' training history (gap vs training hours).
 
     python -m optiforge.benchmarks run mtlkd_figures [--results-dir benchmarks/results]
 
 redraws every figure from the published results (no model is run): `mtlkd_r3c_n<size>`
 gives the mean gap to PyVRP after each R3C budget (all variants, seen, unseen, and every variant
 thin), `mtlkd_generalization` the gap of each method against the instance size, one panel per
-variant. Each line carries a `gid` so the plotted values can be read back.
+variant, and `mtlkd_gap_vs_hours` each shipped model's gap on MVMoE's n = 50 files against its
+cumulative training hours (`lightning_modules/mtlkd/weights/training_history.json`). Each line
+carries a `gid` so the plotted values can be read back.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ if TYPE_CHECKING:
 
 R3C_STEM = re.compile(r"mtlkd_r3c_n\d+")
 GENERALIZATION_STEM = "mtlkd_generalization"
+HISTORY = (
+    Path(__file__).resolve().parents[1] / "lightning_modules/mtlkd/weights/training_history.json"
+)
 
 
 def r3c_budgets(payload: dict[str, Any]) -> list[int]:
@@ -109,17 +115,35 @@ def draw_generalization(payload: dict[str, Any]) -> Figure:
     return figure
 
 
+def draw_gap_vs_hours(history: dict[str, Any]) -> Figure:
+    """One line per model: gap % on MVMoE's files against cumulative one-thread hours."""
+    figure = new_figure(1)
+    axis = figure.axes[0]
+    models = dict.fromkeys(point["model"] for point in history["points"])
+    for model in models:
+        points = sorted((p["hours"], p["gap"]) for p in history["points"] if p["model"] == model)
+        hours, gaps = zip(*points, strict=True)
+        style = "-" if model.startswith("teacher") else "--"
+        axis.plot(hours, gaps, style, marker="o", label=model, gid=model)
+    axis.set(xlabel="cumulative training hours (one thread)", ylabel="gap % (MVMoE's n = 50)")
+    axis.set_title("MTL-KD: gap against training time (teachers x8, others greedy)")
+    axis.legend(fontsize=7)
+    return figure
+
+
 def draw_from_json(source: Path, directory: Path) -> Path | None:
     """Draw the figure of one results JSON into `directory` and return its path; None for a
     part without a figure (suite, cvrplib, real)."""
-    if R3C_STEM.fullmatch(source.stem):
+    stem = source.stem
+    if source == HISTORY:
+        draw, stem = draw_gap_vs_hours, "mtlkd_gap_vs_hours"
+    elif R3C_STEM.fullmatch(stem):
         draw = draw_r3c_budget
-    elif source.stem == GENERALIZATION_STEM:
+    elif stem == GENERALIZATION_STEM:
         draw = draw_generalization
     else:
         return None
-    figure = draw(json.loads(source.read_text()))
-    return save(figure, directory / f"{source.stem}.png")
+    return save(draw(json.loads(source.read_text())), directory / f"{stem}.png")
 
 
 @dataclass(frozen=True)
@@ -132,6 +156,7 @@ def main(run: Run, args: Config) -> list[Path]:
     drawn = [path for source in sources if (path := draw_from_json(source, run.figure_dir))]
     if not drawn:
         raise ValueError(f"results_dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
+    drawn.append(draw_from_json(HISTORY, run.figure_dir))
     run.written += drawn
     return drawn
 

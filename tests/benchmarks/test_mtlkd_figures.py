@@ -12,7 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optiforge.benchmarks.harness.cli import main
-from optiforge.benchmarks.mtlkd_figures import draw_from_json, draw_generalization, draw_r3c_budget
+from optiforge.benchmarks.mtlkd_figures import (
+    HISTORY,
+    draw_from_json,
+    draw_gap_vs_hours,
+    draw_generalization,
+    draw_r3c_budget,
+)
 
 gaps = st.floats(0.0, 500.0)
 BUDGETS = [10, 25]
@@ -87,7 +93,8 @@ def test_entry_point_draws_every_figure_from_json(tmp_path: Path) -> None:
     out = tmp_path / "run"
     run = main(["run", "mtlkd_figures", "--results-dir", str(tmp_path), "--out", str(out)])
     drawn = run.written
-    assert drawn == [out / "mtlkd_generalization.png", out / "mtlkd_r3c_n50.png"]
+    stems = ["mtlkd_generalization", "mtlkd_r3c_n50", "mtlkd_gap_vs_hours"]
+    assert drawn == [out / f"{stem}.png" for stem in stems]
     assert all(matplotlib.image.imread(path).shape[1] > 500 for path in drawn)
     assert draw_from_json(tmp_path / "mtlkd_suite_n50.json", out) is None
 
@@ -98,3 +105,15 @@ def test_entry_point_without_results_names_the_folder(
     """A folder with no MTL-KD results ends in one error naming the option."""
     with pytest.raises(ValueError, match="results_dir: no mtlkd_r3c_n"):
         main(["run", "mtlkd_figures", "--results-dir", str(tmp_path), "--out", str(tmp_path)])
+
+
+def test_gap_vs_hours_draws_each_shipped_models_history() -> None:
+    """One line per model of the shipped training history, its points in order of hours; every
+    teacher improved with more hours (the history holds only shipped, improving files)."""
+    history = json.loads(HISTORY.read_text())
+    drawn = lines(draw_gap_vs_hours(history).axes[0])
+    assert set(drawn) == {point["model"] for point in history["points"]}
+    for model, (hours, gap) in drawn.items():
+        points = sorted((p["hours"], p["gap"]) for p in history["points"] if p["model"] == model)
+        assert list(zip(hours, gap, strict=True)) == points
+        assert all(b < a for a, b in zip(gap, gap[1:], strict=False)), model
