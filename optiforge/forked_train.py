@@ -19,6 +19,7 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -115,6 +116,22 @@ def start_server(env: Mapping[str, str]) -> None:
     multiprocessing.get_context("forkserver").set_forkserver_preload(SERVER_PRELOAD)
     with environment(env):
         multiprocessing.forkserver.ensure_running()
+
+
+def free_port() -> int:
+    """A TCP port on localhost that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def ddp_environments(env: Mapping[str, str], world_size: int) -> list[dict[str, str]]:
+    """`env` for each rank of a one-machine DDP run whose ranks are all forked from the warm
+    server, as `torchrun` would start them: with LOCAL_RANK set, Lightning's launcher starts no
+    process of its own (`creates_processes_externally`), and no rank pays a fresh import."""
+    shared = {**env, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port())}
+    shared |= {"WORLD_SIZE": str(world_size), "NODE_RANK": "0"}
+    return [{**shared, "LOCAL_RANK": str(r), "RANK": str(r)} for r in range(world_size)]
 
 
 def run_train_py(

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from optiforge.cli import OptiforgeCLI, main
-from optiforge.forked_train import Children
+from optiforge.forked_train import Children, ddp_environments
 from optiforge.forked_train import run_train_py as forked_train_py
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -36,19 +36,26 @@ def run_cli(*args: str) -> OptiforgeCLI:
 
 
 def run_train_py(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600, ranks: int = 1
 ) -> subprocess.CompletedProcess[str]:
     """`python train.py ...` in `cwd` as its own process, forked from the warm server
     (`optiforge.forked_train`: the state of a fresh interpreter after `import optiforge.cli`,
-    without paying that import again); its exit status, stdout and stderr."""
+    without paying that import again); its exit status, stdout and stderr. With `ranks` > 1,
+    that many DDP ranks, all forked (`forked_train.ddp_environments`; the command gives the
+    strategy and devices): the first failing rank's status, rank 0's output."""
     full_env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0", **(env or {})}
     command = [sys.executable, str(TRAIN_PY), *args]
+    environments = ddp_environments(full_env, ranks) if ranks > 1 else [full_env]
     with tempfile.TemporaryDirectory(prefix="train-py-logs-") as folder:
-        logs = Path(folder)
         children = Children(full_env)
-        process = children.start(forked_train_py, command, cwd, full_env, logs)
-        status = children.wait(process, timeout)
-        stdout, stderr = ((logs / name).read_text(errors="replace") for name in OUTPUTS)
+        logs = [Path(folder) / f"rank{rank}" for rank in range(ranks)]
+        processes = []
+        for rank_env, log in zip(environments, logs, strict=True):
+            log.mkdir()
+            processes.append(children.start(forked_train_py, command, cwd, rank_env, log))
+        statuses = [children.wait(process, timeout) for process in processes]
+        stdout, stderr = ((logs[0] / name).read_text(errors="replace") for name in OUTPUTS)
+    status = next((code for code in statuses if code != 0), 0)
     return subprocess.CompletedProcess(command, status, stdout, stderr)
 
 

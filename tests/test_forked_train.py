@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from optiforge.forked_train import TRAIN_PY, Children, run_train_py
+from optiforge.forked_train import TRAIN_PY, Children, ddp_environments, run_train_py
 
 
 def ignore_sigint_and_sleep() -> None:
@@ -63,3 +64,14 @@ def test_a_child_over_its_timeout_is_killed() -> None:
     with pytest.raises(TimeoutError, match="ran over 0.5 s"):
         children.wait(process, timeout=0.5)
     assert process.exitcode == -signal.SIGKILL
+
+
+def test_ddp_environments_describe_one_machine_of_ranks() -> None:
+    """Each rank's environment keeps the caller's, names its own rank, and all share one free
+    localhost port and the world size (what Lightning reads to skip its own launcher)."""
+    envs = ddp_environments({"KEEP": "1"}, 3)
+    assert [(e["LOCAL_RANK"], e["RANK"]) for e in envs] == [("0", "0"), ("1", "1"), ("2", "2")]
+    assert {e["MASTER_PORT"] for e in envs} == {envs[0]["MASTER_PORT"]}
+    assert all(e["WORLD_SIZE"] == "3" and e["KEEP"] == "1" for e in envs)
+    with socket.socket() as probe:  # the port was free when chosen
+        probe.bind(("127.0.0.1", int(envs[0]["MASTER_PORT"])))

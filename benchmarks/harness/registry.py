@@ -40,6 +40,7 @@ NAMES: tuple[str, ...] = (
     "m_sharpness",
     "mtlkd_candidates",
     "mtlkd_evaluation",
+    "mtlkd_ddp_scaling",
     "mtlkd_figures",
     "mtlkd_gpu_recipe",
     "mtlkd_kd_throughput",

@@ -20,7 +20,8 @@ SMALL = [
 
 @pytest.mark.slow
 def test_student_on_two_processes_validates_as_one_process(tmp_path: Path) -> None:
-    """`--trainer.devices 2 --trainer.strategy ddp`: one epoch of 2 steps per rank, one
+    """`--trainer.devices 2 --trainer.strategy ddp` (both ranks forked, as torchrun starts them;
+    tests/test_ddp.py runs Lightning's own launcher): one epoch of 2 steps per rank, one
     checkpoint at step 2, and the val/gap logged under DDP (every rank evaluates the whole
     val set, the ranks' means averaged) equals `validate` of that checkpoint in one process."""
     configs = config_args("mtlkd/base", "mtlkd/student")
@@ -31,7 +32,7 @@ def test_student_on_two_processes_validates_as_one_process(tmp_path: Path) -> No
         *("--trainer.logger", "lightning.pytorch.loggers.CSVLogger"),
         *("--trainer.logger.save_dir", str(tmp_path)), "--test_after_fit", "false",
         *("--checkpoint.dirpath", str(tmp_path / "ckpt")),
-        cwd=tmp_path,
+        cwd=tmp_path, ranks=2,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     checkpoint = tmp_path / "ckpt" / "last.ckpt"
