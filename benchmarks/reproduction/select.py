@@ -52,11 +52,6 @@ def mean(values: list[float]) -> float:
     return statistics.fmean(values)
 
 
-def pstd(values: list[float]) -> float:
-    """Population standard deviation (over the seeds run, as the result tables print it)."""
-    return statistics.pstdev(values)
-
-
 def scaled(getter: Getter, factor: float) -> Getter:
     """A number times a constant (a fraction as a percentage)."""
     return lambda result: factor * getter(result)
