@@ -168,16 +168,24 @@ def save_weights_file(
     init_args: dict[str, Any],
     state_dict: dict[str, Tensor],
     metadata: dict[str, Any],
+    half: bool = False,
 ) -> WeightsFile:
     """Write one file in the shipped format (weights detached, on the CPU; no optimizer state)
-    and return it as read back, so a bad class or metadata fails here, not at load time."""
+    and return it as read back, so a bad class or metadata fails here, not at load time.
+    `half` stores floating-point tensors as float16 (half the bytes in the repository; loading
+    into a float32 model casts them back) and records `"storage": "float16"` in the metadata."""
+
+    def stored(value: Tensor) -> Tensor:
+        value = value.detach().cpu()
+        return value.half() if half and value.is_floating_point() else value
+
     record = {
         "format": FORMAT,
         "version": VERSION,
         "class_path": class_path_of(model_class),
         "init_args": dict(init_args),
-        "state_dict": {key: value.detach().cpu() for key, value in state_dict.items()},
-        "metadata": dict(metadata),
+        "state_dict": {key: stored(value) for key, value in state_dict.items()},
+        "metadata": {**metadata, **({"storage": "float16"} if half else {})},
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     torch.save(record, path)

@@ -124,9 +124,11 @@ def write_weights(
     hparams: dict[str, Any],
     state_dict: dict[str, torch.Tensor],
     metadata: dict[str, Any],
+    half: bool = False,
 ) -> WeightsFile:
     """Write an MTL-KD file: the model class is the one whose architecture `hparams` (a
-    module's hyperparameters) describe; `metadata` adds to the feature layout."""
+    module's hyperparameters) describe; `metadata` adds to the feature layout; `half` stores
+    the weights as float16 (`save_weights_file`)."""
     for name, (module, keys, _) in MODELS.items():
         if set(keys) - {"feature_scaling"} <= set(hparams):
             model_class = getattr(importlib.import_module(module), name)
@@ -136,7 +138,7 @@ def write_weights(
     else:
         raise ValueError(f"hyper_parameters {sorted(hparams)} match none of {list(MODELS)}")
     metadata = {"feature_layout": dict(FEATURE_LAYOUT), **metadata}
-    return save_weights_file(path, model_class, init_args, state_dict, metadata)
+    return save_weights_file(path, model_class, init_args, state_dict, metadata, half)
 
 
 def save_weights(
@@ -162,11 +164,14 @@ def save_weights(
 
 
 def export_checkpoint(
-    checkpoint: str | Path, path: str | Path, training_command: str = NOT_RECORDED
+    checkpoint: str | Path,
+    path: str | Path,
+    training_command: str = NOT_RECORDED,
+    half: bool = False,
 ) -> WeightsFile:
     """Write the weights file of a Lightning checkpoint of an MTL-KD model (no optimizer
     state), recording the commit of this checkout, the data convention and training variants
-    of the checkpoint's datamodule, and `training_command`."""
+    of the checkpoint's datamodule, and `training_command`; `half`: float16 storage."""
     ckpt = read_checkpoint(checkpoint)
     layout = ckpt.get("feature_layout", FEATURE_LAYOUT)
     if layout != FEATURE_LAYOUT:
@@ -187,7 +192,7 @@ def export_checkpoint(
         "epoch": ckpt.get("epoch"),
         "global_step": ckpt.get("global_step"),
     }
-    return write_weights(path, hparams, ckpt["state_dict"], metadata)
+    return write_weights(path, hparams, ckpt["state_dict"], metadata, half)
 
 
 def read_weights(path: str | Path, field: str = "weights") -> WeightsFile:
@@ -262,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--training-command", default=NOT_RECORDED, help="the command that trained it"
     )
+    parser.add_argument(
+        "--half", action="store_true", help="store the weights as float16 (half the bytes)"
+    )
     return parser
 
 
@@ -271,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        export_checkpoint(args.checkpoint, args.out, args.training_command)
+        export_checkpoint(args.checkpoint, args.out, args.training_command, args.half)
     except ValueError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
 

@@ -11,7 +11,12 @@ import pytest
 import torch
 
 from optiforge.lightning_modules import MTLKDStudent, POMOTeacher
-from optiforge.lightning_modules.mtlkd.policy_weights import SHIPPED_DIR, main, save_weights
+from optiforge.lightning_modules.mtlkd.policy_weights import (
+    SHIPPED_DIR,
+    load_policy,
+    main,
+    save_weights,
+)
 from optiforge.lightning_modules.weights_file import read_weights_file
 from tests.cli_helpers import PROJECT_ROOT, run_cli, written_files
 
@@ -138,3 +143,24 @@ def test_a_wrong_weights_file_is_one_line_from_train_py(
     assert stop.value.code == 2 and len(lines) == 1, lines
     assert f" test: error: weights: {path}{expected}" in lines[0], lines[0]
     assert written_files(in_tmp_dir) == before
+
+
+def test_half_storage_halves_the_file_and_loads_the_rounded_weights(tmp_path: Path) -> None:
+    """`--half`: every float tensor stored as float16 (the file smaller by 2 bytes per
+    weight), the metadata says so, and the loaded float32 policy holds exactly the
+    float16-rounded weights."""
+    ckpt = checkpoint(tmp_path / "last.ckpt")
+    main([str(ckpt), str(tmp_path / "full.pt")])
+    main([str(ckpt), str(tmp_path / "half.pt"), "--half"])
+    full, half = (tmp_path / "full.pt").stat().st_size, (tmp_path / "half.pt").stat().st_size
+    state = torch.load(ckpt, weights_only=False)["state_dict"]
+    stored = sum(t.numel() for t in state.values() if t.is_floating_point())
+    assert full - half >= 0.9 * 2 * stored
+    weights = read_weights_file(tmp_path / "half.pt", expected=POMOTeacher)
+    assert weights.metadata["storage"] == "float16"
+    floats = {t.dtype for t in weights.state_dict.values() if t.is_floating_point()}
+    assert floats == {torch.float16}
+    policy = load_policy(tmp_path / "half.pt")
+    for name, value in policy.state_dict().items():
+        assert value.dtype == torch.float32
+        assert torch.equal(value, state[f"policy.{name}"].half().float()), name
