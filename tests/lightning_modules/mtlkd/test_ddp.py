@@ -14,6 +14,7 @@ SMALL = [
     *("--data.init_args.num_customers", "10", "--data.init_args.batch_size", "12"),
     *("--data.init_args.batches_per_epoch", "2", "--data.init_args.val_instances", "2"),
     *("--data.init_args.reference_iterations", "10", "--trainer.callbacks", "[]"),
+    *("--data.init_args.eval_variants", "[CVRP, VRPTW, OVRPB]"),
     *("--trainer.enable_progress_bar", "false", "--seed_everything", "3"),
 ]
 
