@@ -45,6 +45,14 @@ class Config:
     reference_iterations: int = 200  # PyVRP, for the generated val/test sets
     reference_workers: int = 16
     mvmoe_data: str | None = None  # MVMoE's data folder (test files at n = num_customers)
+    variants: tuple[str, ...] | None = None  # evaluated (None: all 16, those with MVMoE files)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.variants or ()) - set(ALL_VARIANTS))
+        if unknown:
+            raise ValueError(
+                f"--variants: unknown {unknown}; the variants are {list(ALL_VARIANTS)}"
+            )
 
 
 def mvmoe_variants(folder: str | None, size: int) -> list[str]:
@@ -109,8 +117,8 @@ def logged_test_gaps(cli: Any, variants: list[str], size: int, on_files: bool) -
 
 def main(run: Run, args: Config) -> None:
     out, n, commands = run.out_dir, args.num_customers, []
-    on_files = mvmoe_variants(args.mvmoe_data, n)
-    evaluated = on_files or list(ALL_VARIANTS)
+    wanted, on_files = list(args.variants or ALL_VARIANTS), mvmoe_variants(args.mvmoe_data, n)
+    evaluated = [name for name in wanted if name in on_files] if on_files else wanted
     test_data = ["--data.init_args.eval_variants", "[" + ",".join(evaluated) + "]"]
     if on_files:
         test_data += ["--data.init_args.mvmoe_dir", str(args.mvmoe_data)]
@@ -131,7 +139,7 @@ def main(run: Run, args: Config) -> None:
                "--config", "mtlkd/student_gpu_n100.yaml",
                "--model.init_args.teachers", files,
                *shared_arguments(args, out, args.student_batch)]  # fmt: skip
-    fit = ["fit", *student, *budget(args.student_seconds, args.max_steps)]
+    fit = ["fit", *student, *test_data[:2], *budget(args.student_seconds, args.max_steps)]
     student_file = str(out / f"student_n{n}.pt")
     fit_and_export(fit, out / "student", Path(student_file), commands)
     seconds["student"] = time.perf_counter() - start
@@ -180,7 +188,8 @@ BENCHMARK = Benchmark(
         test_instances=2,
         reference_iterations=10,
         reference_workers=1,
-    ),  # fmt: skip
+        variants=("CVRP", "VRPTW", "OVRPB"),
+    ),
 )
 
 if __name__ == "__main__":
