@@ -11,7 +11,7 @@ processes (`--trainer.devices 2 --trainer.strategy ddp`, gloo; both ranks forked
 server, as `torchrun` starts them) a step trains on one batch per rank, so on 2 x batch
 instances.
 The settings alternate, 1 process first, so that load on a shared machine hits both alike.
-Writes mtlkd_ddp_scaling.{json,md}.
+Writes mtlkd_ddp_scaling_<model>.{json,md}.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def main(run: Run, args: Config) -> None:
         f"(steps {args.short_steps} -> {args.long_steps}, start-up excluded)\n"
     )
     payload = {"model": args.model, "batch": batch, "rows": rows, "ratio": ratio}
-    run.write("mtlkd_ddp_scaling", payload, text)
+    run.write(f"mtlkd_ddp_scaling_{args.model}", payload, text)
 
 
 BENCHMARK = Benchmark(
