@@ -243,8 +243,9 @@ class MTLKDStudent(VRPEvaluationModule):
             steps = roll_out(recorded(driver, trace), env.reset(batch, 1)).actions.shape[1]
         width = steps if self.window is None else min(self.window, steps)
         first = int(torch.randint(0, steps - width + 1, ()))
+        window = trace[first : first + width]
         parts, targets = [], []
-        for step in trace[first : first + width]:
+        for step in window:
             decoder_rows = self.policy.rows(step.state, step.mask)
             parts.append(replace(decoder_rows, instance=rows[decoder_rows.instance]))
             if self.trajectory == "teacher":
@@ -252,7 +253,6 @@ class MTLKDStudent(VRPEvaluationModule):
             else:
                 with torch.no_grad():
                     targets.append(teacher.step(teacher_cache, step.state, step.mask))
-        window = trace[first : first + width]
         return Window(
             DecoderRows.cat(parts),
             torch.cat([step.mask for step in window]),
