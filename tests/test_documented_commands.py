@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import PROJECT_ROOT, run_cli
+from tests.cli_helpers import PROJECT_ROOT, run_cli, run_train_py
 from tests.test_configs import (
     EXPERIMENTS,
     FAST_DEV_OVERRIDES,
@@ -158,9 +158,16 @@ def test_every_command_is_run_or_accounted_for() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("command", RUNNABLE)
 def test_documented_command_runs(command: str, in_tmp_dir: Path) -> None:
-    """The command, capped to one batch per loop, runs to the end without an error."""
+    """The command, capped to one batch per loop, runs to the end without an error. A DDP
+    command runs its ranks as processes forked from the warm server (as torchrun starts them),
+    never inside this test process."""
     args = shlex.split(command)
     args = [str(PROJECT_ROOT / a) if a.startswith("configs/") else a for a in args]
+    if "ddp" in args:
+        ranks = int(args[args.index("--trainer.devices") + 1])
+        done = run_train_py(*args, *smoke_overrides(args), *CAPS, cwd=in_tmp_dir, ranks=ranks)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return
     try:
         run_cli(*args, *smoke_overrides(args), *CAPS)
     except SystemExit as stop:  # --print_config prints, then exits
