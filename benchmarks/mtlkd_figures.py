@@ -8,7 +8,8 @@ gives the mean gap to PyVRP after each R3C budget (all variants, seen, unseen, a
 thin), `mtlkd_generalization` the gap of each method against the instance size, one panel per
 variant, and `mtlkd_gap_vs_hours` each shipped model's gap on MVMoE's n = 50 files against its
 cumulative training hours (`lightning_modules/mtlkd/weights/training_history.json`). Each line
-carries a `gid` so the plotted values can be read back.
+carries a `gid` so the plotted values can be read back. `mtlkd_figures.json` records the
+command, commit and source files of the figures.
 """
 
 from __future__ import annotations
@@ -158,6 +159,12 @@ def main(run: Run, args: Config) -> list[Path]:
         raise ValueError(f"results_dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
     drawn.append(draw_from_json(HISTORY, run.figure_dir))
     run.written += drawn
+    # The figures' record: the command and commit that drew them, and from which files.
+    record = {
+        "figures": [path.name for path in drawn],
+        "sources": [*map(str, sources), str(HISTORY)],
+    }
+    run.write("mtlkd_figures", record)
     return drawn
 
 

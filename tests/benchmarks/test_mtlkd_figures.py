@@ -92,9 +92,14 @@ def test_entry_point_draws_every_figure_from_json(tmp_path: Path) -> None:
     (tmp_path / "mtlkd_suite_n50.json").write_text("{}")
     out = tmp_path / "run"
     run = main(["run", "mtlkd_figures", "--results-dir", str(tmp_path), "--out", str(out)])
-    drawn = run.written
+    drawn = [path for path in run.written if path.suffix == ".png"]
     stems = ["mtlkd_generalization", "mtlkd_r3c_n50", "mtlkd_gap_vs_hours"]
     assert drawn == [out / f"{stem}.png" for stem in stems]
+    record = json.loads((out / "mtlkd_figures.json").read_text())
+    assert record["figures"] == [f"{stem}.png" for stem in stems]
+    assert record["provenance"]["command"].startswith(
+        "python -m optiforge.benchmarks run mtlkd_figures"
+    )
     assert all(matplotlib.image.imread(path).shape[1] > 500 for path in drawn)
     assert draw_from_json(tmp_path / "mtlkd_suite_n50.json", out) is None
 
