@@ -154,18 +154,14 @@ class Config:
 
 def main(run: Run, args: Config) -> list[Path]:
     sources = sorted(args.results_dir.glob("mtlkd_*.json"))
-    drawn = [path for source in sources if (path := draw_from_json(source, run.figure_dir))]
+    drawn = {source: path for source in sources if (path := draw_from_json(source, run.figure_dir))}
     if not drawn:
         raise ValueError(f"results_dir: no mtlkd_r3c_n*.json or {GENERALIZATION_STEM}.json in it")
-    drawn.append(draw_from_json(HISTORY, run.figure_dir))
-    run.written += drawn
-    # The figures' record: the command and commit that drew them, and from which files.
-    record = {
-        "figures": [path.name for path in drawn],
-        "sources": [*map(str, sources), str(HISTORY)],
-    }
-    run.write("mtlkd_figures", record)
-    return drawn
+    drawn[HISTORY] = draw_from_json(HISTORY, run.figure_dir)
+    run.written += drawn.values()
+    # The figures' record: the command and commit that drew them, each from which file.
+    run.write("mtlkd_figures", {"figures": {path.name: str(src) for src, path in drawn.items()}})
+    return list(drawn.values())
 
 
 BENCHMARK = Benchmark("mtlkd_figures", main, Config, smoke={})

@@ -96,7 +96,8 @@ def test_entry_point_draws_every_figure_from_json(tmp_path: Path) -> None:
     stems = ["mtlkd_generalization", "mtlkd_r3c_n50", "mtlkd_gap_vs_hours"]
     assert drawn == [out / f"{stem}.png" for stem in stems]
     record = json.loads((out / "mtlkd_figures.json").read_text())
-    assert record["figures"] == [f"{stem}.png" for stem in stems]
+    assert list(record["figures"]) == [f"{stem}.png" for stem in stems]
+    assert record["figures"]["mtlkd_r3c_n50.png"].endswith("mtlkd_r3c_n50.json")
     assert record["provenance"]["command"].startswith(
         "python -m optiforge.benchmarks run mtlkd_figures"
     )
