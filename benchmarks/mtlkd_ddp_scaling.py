@@ -26,7 +26,7 @@ from typing import Literal
 
 from optiforge.benchmarks.harness import Benchmark, Column, Run, markdown_table
 from optiforge.benchmarks.harness.record import ROOT
-from optiforge.forked_train import TRAIN_PY, Children, ddp_environments, run_train_py
+from optiforge.forked_train import TRAIN_PY, Children, run_ranks
 
 OVERLAYS = {"student": "student.yaml", "teacher": "teacher_cvrp.yaml"}
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0"}
@@ -60,18 +60,13 @@ def fit_seconds(args: Config, devices: int, steps: int, folder: Path, children: 
         *(["--trainer.strategy", "ddp"] if devices > 1 else []),
         *(["--data.init_args.batch_size", str(args.batch_size)] if args.batch_size else []),
     ]  # fmt: skip
-    environments = ddp_environments(ENV, devices) if devices > 1 else [ENV]
-    logs = [folder / f"rank{rank}" for rank in range(devices)]
     start = time.perf_counter()
-    ranks = []
-    for env, log in zip(environments, logs, strict=True):
-        log.mkdir(exist_ok=True)
-        ranks.append(children.start(run_train_py, command, folder, env, log))
-    statuses = [children.wait(process) for process in ranks]
+    statuses = run_ranks(children, command, folder, ENV, devices, folder)
     seconds = time.perf_counter() - start
-    for status, log in zip(statuses, logs, strict=True):
+    for rank, status in enumerate(statuses):
         if status != 0:
-            error = (log / "stderr.log").read_text(errors="replace").strip().splitlines()
+            log = (folder / f"rank{rank}" / "stderr.log").read_text(errors="replace")
+            error = log.strip().splitlines()
             raise RuntimeError(f"train.py fit on {devices} process(es) failed: {error[-1:]}")
     return seconds
 

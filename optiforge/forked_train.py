@@ -134,6 +134,27 @@ def ddp_environments(env: Mapping[str, str], world_size: int) -> list[dict[str, 
     return [{**shared, "LOCAL_RANK": str(r), "RANK": str(r)} for r in range(world_size)]
 
 
+def run_ranks(
+    children: Children,
+    command: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    ranks: int,
+    logs: Path,
+    timeout: float | None = None,
+) -> list[int]:
+    """`command` (`python train.py ...`, giving the devices and strategy) as `ranks` processes
+    forked by `children`: one process when `ranks` is 1, else the DDP ranks of
+    `ddp_environments`. Rank r's stdout and stderr go to `logs/rank<r>/`; returns each rank's
+    exit status, in rank order, once all have ended."""
+    environments = ddp_environments(env, ranks) if ranks > 1 else [dict(env)]
+    processes = []
+    for rank, rank_env in enumerate(environments):
+        (logs / f"rank{rank}").mkdir(parents=True, exist_ok=True)
+        processes.append(children.start(run_train_py, command, cwd, rank_env, logs / f"rank{rank}"))
+    return [children.wait(process, timeout) for process in processes]
+
+
 def run_train_py(
     command: Sequence[str], cwd: Path, env: Mapping[str, str], logs: Path | None = None
 ) -> None:

@@ -13,8 +13,7 @@ from typing import Any
 import yaml
 
 from optiforge.cli import OptiforgeCLI, main
-from optiforge.forked_train import Children, ddp_environments
-from optiforge.forked_train import run_train_py as forked_train_py
+from optiforge.forked_train import Children, run_ranks
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PY = PROJECT_ROOT / "train.py"
@@ -45,16 +44,10 @@ def run_train_py(
     strategy and devices): the first failing rank's status, rank 0's output."""
     full_env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONHASHSEED": "0", **(env or {})}
     command = [sys.executable, str(TRAIN_PY), *args]
-    environments = ddp_environments(full_env, ranks) if ranks > 1 else [full_env]
     with tempfile.TemporaryDirectory(prefix="train-py-logs-") as folder:
-        children = Children(full_env)
-        logs = [Path(folder) / f"rank{rank}" for rank in range(ranks)]
-        processes = []
-        for rank_env, log in zip(environments, logs, strict=True):
-            log.mkdir()
-            processes.append(children.start(forked_train_py, command, cwd, rank_env, log))
-        statuses = [children.wait(process, timeout) for process in processes]
-        stdout, stderr = ((logs[0] / name).read_text(errors="replace") for name in OUTPUTS)
+        logs = Path(folder)
+        statuses = run_ranks(Children(full_env), command, cwd, full_env, ranks, logs, timeout)
+        stdout, stderr = ((logs / "rank0" / name).read_text(errors="replace") for name in OUTPUTS)
     status = next((code for code in statuses if code != 0), 0)
     return subprocess.CompletedProcess(command, status, stdout, stderr)
 
