@@ -42,6 +42,12 @@ class Config:
     batch_size: int | None = None  # None: the config's (student 60, teacher 64)
     num_customers: int = 50
 
+    def __post_init__(self) -> None:
+        if not self.short_steps < self.long_steps:
+            raise ValueError(
+                f"--long-steps: must be > --short-steps ({self.short_steps}), got {self.long_steps}"
+            )
+
 
 def fit_seconds(args: Config, devices: int, steps: int, folder: Path, children: Children) -> float:
     """Wall seconds of one `train.py fit` of `steps` steps on `devices` processes, every rank
@@ -72,8 +78,6 @@ def fit_seconds(args: Config, devices: int, steps: int, folder: Path, children: 
 
 
 def main(run: Run, args: Config) -> None:
-    if not 0 < args.short_steps < args.long_steps:
-        raise ValueError("short_steps, long_steps: need 0 < short_steps < long_steps")
     batch = args.batch_size or {"student": 60, "teacher": 64}[args.model]
     seconds: dict[int, dict[int, float]] = {1: {}, 2: {}}
     children = Children(ENV)

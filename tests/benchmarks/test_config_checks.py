@@ -114,3 +114,23 @@ def test_mtlkd_kd_throughput_names_a_commit_that_is_not_there(
     with pytest.raises(SystemExit):
         cli.parse(["run", "mtlkd_kd_throughput", "--baseline", "no-such-commit"])
     assert "--baseline: no commit 'no-such-commit' in this clone" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("mtlkd_ddp_scaling", "--short-steps", "5", "--long-steps", "3"),
+            "--long-steps: must be > --short-steps (5), got 3",
+        ),
+        (("mtlkd_gpu_recipe", "--variants", "CVRP", "XVRP"), "--variants: unknown ['XVRP']"),
+    ],
+)  # fmt: skip
+def test_the_mtlkd_benchmarks_refuse_inconsistent_options_in_one_line(
+    args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long run not longer than the short one, an unknown variant: usage error, one line."""
+    with pytest.raises(SystemExit) as stop:
+        cli.parse(["run", *args])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
